@@ -1,0 +1,1 @@
+"""real2sim.calibration: robot logs + a MuJoCo model to fitted physical parameters with uncertainty."""

@@ -1,0 +1,1 @@
+"""real2sim.export: a ``Scene`` to a checked MuJoCo/URDF sim package (Menagerie shape)."""

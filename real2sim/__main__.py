@@ -1,0 +1,4 @@
+from real2sim.cli import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""The one exception family users see. Messages name the file (or element) and say what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class Real2SimError(Exception):
+    """Base of every error real2sim reports to a user. The CLI prints it as one line and exits 1."""
+
+
+class InputError(Real2SimError):
+    """An input file or folder is missing, unreadable or malformed."""
+
+    def __init__(self, path: str | Path, problem: str):
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+
+class ConfigError(Real2SimError):
+    """An option or configuration value is invalid."""
+
+
+class StageError(Real2SimError):
+    """A stage ran but could not produce a trustworthy result (e.g. no support plane, a failing package)."""
+
+
+class NotBuiltError(Real2SimError):
+    """A command or route that this version does not provide yet (CLI exit code 2)."""

@@ -1,0 +1,1 @@
+"""Deterministic generator of the sample capture session (sample_data/) with ground truth."""

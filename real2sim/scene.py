@@ -1,0 +1,237 @@
+"""The reconstruction → export contract: ``Scene`` and its folder format (``scene.json`` + ``meshes/``).
+
+Frame: always z-up, metres, gravity along -z. Transforms are named ``a_from_b`` and stored as 4x4 row-major.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import trimesh
+
+from real2sim.atomic import dumps_json, output_dir, write_text
+from real2sim.errors import InputError
+from real2sim.meshio import load_mesh, save_mesh
+from real2sim.provenance import Provenance
+
+SCENE_VERSION = 1
+Role = Literal["dynamic", "static"]
+DEFAULT_FRICTION = (0.8, 0.005, 0.0001)  # MuJoCo order: sliding, torsional, rolling
+
+
+def sanitize_name(name: str, taken: set[str] | None = None) -> str:
+    """A safe, unique identifier for files and model elements: ASCII letters, digits and ``_``.
+
+    Non-ASCII letters are transliterated where Unicode allows (``é`` -> ``e``), everything else becomes ``_``.
+    """
+    s = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    s = re.sub(r"[^A-Za-z0-9_]+", "_", s).strip("_") or "object"
+    if s[0].isdigit():
+        s = "obj_" + s
+    if taken is not None:
+        base, k = s, 1
+        while s in taken:
+            k += 1
+            s = f"{base}_{k}"
+        taken.add(s)
+    return s
+
+
+def as_transform(m: Any, what: str = "transform") -> np.ndarray:
+    a = np.asarray(m, dtype=np.float64)
+    if a.shape != (4, 4) or not np.all(np.isfinite(a)):
+        raise ValueError(f"{what} must be a finite 4x4 matrix, got shape {a.shape}")
+    return a
+
+
+@dataclass(frozen=True)
+class Support:
+    """The surface objects rest on, in the scene frame.
+
+    ``kind="plane"``: infinite plane through ``point`` [m] with unit ``normal`` (+z for a gravity-aligned scene);
+    ``size`` optionally gives the seen extent (x, y) [m] centred at ``point``.
+    ``kind="box"``: a solid box with pose ``world_from_support`` and full extents ``size`` (x, y, z) [m]; its top face
+    is the surface.
+    """
+
+    kind: Literal["plane", "box"] = "plane"
+    normal: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    point: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    size: tuple[float, ...] | None = None
+    world_from_support: np.ndarray | None = None
+
+    def top_height(self) -> float:
+        """Height [m] of the support surface at its centre."""
+        if self.kind == "box" and self.world_from_support is not None and self.size is not None:
+            return float(self.world_from_support[2, 3] + self.size[2] / 2)
+        return float(self.point[2])
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": self.kind}
+        if self.kind == "plane":
+            d["normal"] = [float(x) for x in self.normal]
+            d["point"] = [float(x) for x in self.point]
+            if self.size is not None:
+                d["size"] = [float(x) for x in self.size]
+        else:
+            d["pose"] = np.asarray(self.world_from_support, dtype=float).tolist()
+            d["size"] = [float(x) for x in self.size or ()]
+        return d
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> Support:
+        if d["type"] == "plane":
+            return Support(
+                "plane",
+                tuple(d["normal"]),
+                tuple(d["point"]),
+                tuple(d["size"]) if "size" in d else None,
+            )
+        if d["type"] == "box":
+            pose = as_transform(d["pose"], "support pose")
+            return Support("box", (0.0, 0.0, 1.0), tuple(pose[:3, 3]), tuple(d["size"]), pose)
+        raise ValueError(f"unknown support type {d['type']!r} (expected 'plane' or 'box')")
+
+
+@dataclass(frozen=True)
+class SceneObject:
+    """One object: a watertight mesh in its own frame, placed by ``world_from_object``.
+
+    Exactly one of ``mass`` [kg] and ``density`` [kg/m^3] is normally set; ``friction`` is MuJoCo's
+    (sliding, torsional, rolling). ``rgba`` is an optional uniform colour (0-1); ``source`` says which input
+    (file, cluster, splat) the object came from.
+    """
+
+    name: str
+    mesh: trimesh.Trimesh
+    world_from_object: np.ndarray = field(default_factory=lambda: np.eye(4))
+    role: Role = "dynamic"
+    mass: float | None = None
+    density: float | None = 500.0
+    friction: tuple[float, float, float] = DEFAULT_FRICTION
+    rgba: tuple[float, float, float, float] | None = None
+    source: str = ""
+
+    def mesh_in_world(self) -> trimesh.Trimesh:
+        m = self.mesh.copy()
+        m.apply_transform(self.world_from_object)
+        return m
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A reconstructed scene: support + objects in a z-up metric frame (gravity along -z)."""
+
+    support: Support
+    objects: tuple[SceneObject, ...]
+    world_from_input: dict[str, np.ndarray] = field(default_factory=dict)
+    provenance: Provenance = field(default_factory=Provenance)
+    frame: dict[str, str] = field(default_factory=lambda: {"up": "+z", "units": "m"})
+
+    def object(self, name: str) -> SceneObject:
+        for o in self.objects:
+            if o.name == name:
+                return o
+        raise KeyError(f"no object {name!r}; available: {', '.join(o.name for o in self.objects)}")
+
+
+def scene_to_json(scene: Scene, mesh_paths: list[str]) -> dict[str, Any]:
+    objs = []
+    for o, mp in zip(scene.objects, mesh_paths, strict=True):
+        d: dict[str, Any] = {
+            "name": o.name,
+            "mesh": mp,
+            "world_from_object": np.asarray(o.world_from_object, dtype=float).tolist(),
+            "role": o.role,
+        }
+        if o.mass is not None:
+            d["mass"] = float(o.mass)
+        if o.density is not None:
+            d["density"] = float(o.density)
+        d["friction"] = [float(x) for x in o.friction]
+        if o.rgba is not None:
+            d["rgba"] = [float(x) for x in o.rgba]
+        if o.source:
+            d["source"] = o.source
+        objs.append(d)
+    return {
+        "version": SCENE_VERSION,
+        "frame": dict(scene.frame),
+        "support": scene.support.to_json(),
+        "objects": objs,
+        "world_from_input": {k: np.asarray(v, dtype=float).tolist() for k, v in scene.world_from_input.items()},
+        "provenance": scene.provenance.to_json(),
+    }
+
+
+def write_scene_into(scene: Scene, folder: Path) -> None:
+    """Write ``scene.json`` and ``meshes/`` into an existing (staging) folder."""
+    names = [o.name for o in scene.objects]
+    if len(set(names)) != len(names):
+        raise ValueError(f"object names must be unique, got {names}")
+    mesh_paths = []
+    for o in scene.objects:
+        rel = f"meshes/{o.name}.ply"
+        save_mesh(folder / rel, o.mesh)
+        mesh_paths.append(rel)
+    write_text(folder / "scene.json", dumps_json(scene_to_json(scene, mesh_paths)))
+
+
+def save_scene(scene: Scene, scene_dir: str | Path) -> Path:
+    """Write the scene folder atomically: it appears complete, or the old one stays."""
+    with output_dir(scene_dir) as tmp:
+        write_scene_into(scene, tmp)
+    return Path(scene_dir)
+
+
+def load_scene(scene_dir: str | Path) -> Scene:
+    """Read a scene folder; every problem is reported as one ``InputError`` naming the file."""
+    scene_dir = Path(scene_dir)
+    js = scene_dir / "scene.json"
+    if not scene_dir.exists():
+        raise InputError(scene_dir, "no such scene folder")
+    if not js.is_file():
+        raise InputError(js, "not found: a scene folder holds scene.json and meshes/ (made by `real2sim recon`)")
+    try:
+        d = json.loads(js.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(js, f"malformed JSON ({exc})") from None
+    try:
+        if d.get("version") != SCENE_VERSION:
+            raise ValueError(f"unsupported version {d.get('version')!r} (this real2sim reads {SCENE_VERSION})")
+        frame = dict(d["frame"])
+        if frame.get("up") != "+z" or frame.get("units") != "m":
+            raise ValueError(f"frame must be up '+z', units 'm'; got {frame}")
+        support = Support.from_json(d["support"])
+        objects = []
+        for od in d["objects"]:
+            role = od.get("role", "dynamic")
+            if role not in ("dynamic", "static"):
+                raise ValueError(f"object {od['name']!r}: role must be 'dynamic' or 'static', got {role!r}")
+            objects.append(
+                SceneObject(
+                    name=od["name"],
+                    mesh=load_mesh(scene_dir / od["mesh"]),
+                    world_from_object=as_transform(od["world_from_object"], f"{od['name']}.world_from_object"),
+                    role=role,
+                    mass=od.get("mass"),
+                    density=od.get("density"),
+                    friction=tuple(od.get("friction", DEFAULT_FRICTION)),
+                    rgba=tuple(od["rgba"]) if "rgba" in od else None,
+                    source=od.get("source", ""),
+                )
+            )
+        wfi = {k: as_transform(v, f"world_from_input[{k}]") for k, v in d.get("world_from_input", {}).items()}
+        prov = Provenance.from_json(d.get("provenance", {}))
+    except InputError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise InputError(js, f"invalid scene: {what}") from None
+    return Scene(support=support, objects=tuple(objects), world_from_input=wfi, provenance=prov, frame=frame)

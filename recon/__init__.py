@@ -1,0 +1,1 @@
+"""real2sim.recon: scans, photos and splats to a gravity-aligned, metric, segmented ``Scene``."""

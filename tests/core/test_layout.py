@@ -1,0 +1,33 @@
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+@pytest.mark.parametrize("cwd", [ROOT, ROOT.parent])
+def test_stage_packages_import_from_anywhere(cwd):
+    code = "import real2sim.recon, real2sim.calibration, real2sim.export; print(real2sim.recon.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "real2sim.recon"
+
+
+def test_python_m_real2sim_runs_from_repo_root():
+    out = subprocess.run([sys.executable, "-m", "real2sim", "--version"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0 and "real2sim" in out.stdout
+
+
+def test_wheel_holds_only_real2sim(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (whl,) = tmp_path.glob("real2sim-*.whl")
+    names = zipfile.ZipFile(whl).namelist()
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == {"real2sim"}
+    for stage in ("recon", "calibration", "export"):
+        assert f"real2sim/{stage}/__init__.py" in names
