@@ -31,7 +31,9 @@ class ExecutorCfg:
             raise ConfigError(f"--workers must be >= 0, got {self.workers}")
 
 
-def run_map(fn: Callable[[T], R], items: Iterable[T], cfg: ExecutorCfg = ExecutorCfg(), label: str = "") -> list[R]:
+def run_map(
+    fn: Callable[[T], R], items: Iterable[T], cfg: ExecutorCfg = ExecutorCfg(), label: str = ""
+) -> list[R]:
     """``[fn(x) for x in items]`` in parallel; ``fn`` must be a picklable top-level function."""
     cfg.validate()
     items = list(items)
@@ -65,7 +67,9 @@ def _run_ray(fn: Callable[[Any], Any], items: list[Any], address: str, label: st
     except ImportError:
         raise ConfigError("--ray needs Ray: pip install 'real2sim[ray]'") from None
     if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, ignore_reinit_error=True, log_to_driver=False)
+        ray.init(
+            address=None if address == "local" else address, ignore_reinit_error=True, log_to_driver=False
+        )
     remote = ray.remote(fn)
     refs = [remote.remote(x) for x in items]
     out = []

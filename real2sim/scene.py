@@ -165,7 +165,9 @@ def scene_to_json(scene: Scene, mesh_paths: list[str]) -> dict[str, Any]:
         "frame": dict(scene.frame),
         "support": scene.support.to_json(),
         "objects": objs,
-        "world_from_input": {k: np.asarray(v, dtype=float).tolist() for k, v in scene.world_from_input.items()},
+        "world_from_input": {
+            k: np.asarray(v, dtype=float).tolist() for k, v in scene.world_from_input.items()
+        },
         "provenance": scene.provenance.to_json(),
     }
 
@@ -197,14 +199,18 @@ def load_scene(scene_dir: str | Path) -> Scene:
     if not scene_dir.exists():
         raise InputError(scene_dir, "no such scene folder")
     if not js.is_file():
-        raise InputError(js, "not found: a scene folder holds scene.json and meshes/ (made by `real2sim recon`)")
+        raise InputError(
+            js, "not found: a scene folder holds scene.json and meshes/ (made by `real2sim recon`)"
+        )
     try:
         d = json.loads(js.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(js, f"malformed JSON ({exc})") from None
     try:
         if d.get("version") != SCENE_VERSION:
-            raise ValueError(f"unsupported version {d.get('version')!r} (this real2sim reads {SCENE_VERSION})")
+            raise ValueError(
+                f"unsupported version {d.get('version')!r} (this real2sim reads {SCENE_VERSION})"
+            )
         frame = dict(d["frame"])
         if frame.get("up") != "+z" or frame.get("units") != "m":
             raise ValueError(f"frame must be up '+z', units 'm'; got {frame}")
@@ -218,7 +224,9 @@ def load_scene(scene_dir: str | Path) -> Scene:
                 SceneObject(
                     name=od["name"],
                     mesh=load_mesh(scene_dir / od["mesh"]),
-                    world_from_object=as_transform(od["world_from_object"], f"{od['name']}.world_from_object"),
+                    world_from_object=as_transform(
+                        od["world_from_object"], f"{od['name']}.world_from_object"
+                    ),
                     role=role,
                     mass=od.get("mass"),
                     density=od.get("density"),

@@ -15,13 +15,26 @@ def test_stage_packages_import_from_anywhere(cwd):
 
 
 def test_python_m_real2sim_runs_from_repo_root():
-    out = subprocess.run([sys.executable, "-m", "real2sim", "--version"], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "real2sim", "--version"], cwd=ROOT, capture_output=True, text=True
+    )
     assert out.returncode == 0 and "real2sim" in out.stdout
 
 
 def test_wheel_holds_only_real2sim(tmp_path):
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
         check=True,
         capture_output=True,
     )

@@ -20,7 +20,9 @@ def _scene() -> Scene:
     return Scene(
         support=Support("plane", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0), (1.2, 0.8)),
         objects=(
-            SceneObject("box", box, T, "dynamic", mass=0.3, density=None, rgba=(1, 0, 0, 1), source="scan.ply#1"),
+            SceneObject(
+                "box", box, T, "dynamic", mass=0.3, density=None, rgba=(1, 0, 0, 1), source="scan.ply#1"
+            ),
             SceneObject("can", cyl, np.eye(4), "static", density=700.0, friction=(1.0, 0.01, 0.001)),
         ),
         world_from_input={"scan.ply": T},
