@@ -1,0 +1,176 @@
+"""A capture session folder (DESIGN §5): what it holds, read from ``session.toml`` or found by its folders."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from real2sim.errors import InputError
+
+LIDAR_EXT = (".ply", ".pcd", ".las", ".laz", ".e57", ".xyz", ".pts", ".txt", ".npy", ".bin")
+IMAGE_EXT = (".jpg", ".jpeg", ".png", ".tif", ".tiff")
+LOG_EXT = (".csv", ".gz", ".npz", ".parquet", ".bag", ".mcap", ".h5", ".hdf5")
+
+
+@dataclass(frozen=True)
+class MarkerSpec:
+    """A printed fiducial of known size for metric scale."""
+
+    dictionary: str = "DICT_4X4_50"
+    """OpenCV ArUco dictionary name."""
+    id: int = 0
+    """Marker id within the dictionary."""
+    size: float = 0.0
+    """Side of the black square [m]."""
+
+
+@dataclass(frozen=True)
+class RobotSpec:
+    """A robot model, its logs and what to fit."""
+
+    model: Path
+    """MJCF or URDF of the robot."""
+    map: Path
+    """TOML mapping log columns to model joints and actuators."""
+    logs: tuple[Path, ...]
+    """Logs the fit uses."""
+    holdout: tuple[Path, ...] = ()
+    """Logs kept out of the fit to measure sim-vs-real error."""
+    fit: tuple[str, ...] = ()
+    """Parameter names (``joint:*.damping`` ...)."""
+
+
+@dataclass(frozen=True)
+class Session:
+    """Everything a ``real2sim process`` run can use from one capture folder."""
+
+    root: Path
+    name: str
+    lidar: tuple[Path, ...] = ()
+    """Point-cloud files."""
+    lidar_poses: Path | None = None
+    """JSON of ``{file name: world_from_sensor 4x4}`` when the scanner's poses are known."""
+    lidar_units: str = "m"
+    images: Path | None = None
+    """Folder of photos."""
+    marker: MarkerSpec | None = None
+    splats: tuple[Path, ...] = ()
+    density: float = 500.0
+    """Default density of reconstructed objects [kg/m^3]."""
+    friction: float = 0.8
+    """Default sliding friction of reconstructed objects."""
+    robot: RobotSpec | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        out = []
+        if self.lidar:
+            out.append("lidar")
+        if self.images is not None:
+            out.append("photos")
+        if self.splats:
+            out.append("splats")
+        if self.robot is not None:
+            out.append("robot")
+        return tuple(out)
+
+
+def _files(folder: Path, exts: tuple[str, ...]) -> tuple[Path, ...]:
+    if not folder.is_dir():
+        return ()
+    return tuple(sorted(p for p in folder.iterdir() if p.is_file() and p.name.lower().endswith(exts)))
+
+
+def _existing(root: Path, rel: str, toml: Path, what: str) -> Path:
+    p = (root / rel).resolve()
+    if not p.exists():
+        raise InputError(toml, f"{what} {rel!r} does not exist in {root}")
+    return p
+
+
+def load_session(root: str | Path) -> Session:
+    """Read ``root/session.toml`` if present, else discover ``lidar/ images/ splats/ logs/ robot/``."""
+    root = Path(root).resolve()
+    if not root.is_dir():
+        raise InputError(root, "no such session folder")
+    toml = root / "session.toml"
+    d: dict[str, Any] = {}
+    if toml.is_file():
+        try:
+            d = tomllib.loads(toml.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(toml, f"malformed TOML ({exc})") from None
+    try:
+        return _session_from_dict(root, toml, d)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(toml, f"invalid session: {exc}") from None
+
+
+def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
+    sess = d.get("session", {})
+    lid = d.get("lidar", {})
+    if "files" in lid:
+        lidar = tuple(_existing(root, f, toml, "lidar file") for f in lid["files"])
+    else:
+        lidar = _files(root / "lidar", LIDAR_EXT)
+    poses = lid.get("poses")
+    if poses is not None:
+        lidar_poses: Path | None = _existing(root, poses, toml, "lidar poses")
+    else:
+        lidar_poses = root / "lidar" / "poses.json" if (root / "lidar" / "poses.json").is_file() else None
+    units = lid.get("units", "m")
+    if units not in ("m", "cm", "mm"):
+        raise ValueError(f"lidar units must be m, cm or mm, got {units!r}")
+
+    ph = d.get("photos", {})
+    images = _existing(root, ph["dir"], toml, "photo folder") if "dir" in ph else None
+    if images is None and _files(root / "images", IMAGE_EXT):
+        images = root / "images"
+    marker = None
+    if "marker" in ph:
+        m = ph["marker"]
+        marker = MarkerSpec(str(m.get("dictionary", "DICT_4X4_50")), int(m.get("id", 0)), float(m["size"]))
+        if marker.size <= 0:
+            raise ValueError(f"photos.marker.size must be > 0 [m], got {marker.size}")
+
+    sp = d.get("splats", {})
+    if "files" in sp:
+        splats = tuple(_existing(root, f, toml, "splat file") for f in sp["files"])
+    else:
+        splats = _files(root / "splats", (".ply",))
+
+    objs = d.get("objects", {})
+    density = float(objs.get("density", 500.0))
+    friction = float(objs.get("friction", 0.8))
+    if density <= 0 or friction < 0:
+        raise ValueError(f"objects.density must be > 0 and friction >= 0, got {density}, {friction}")
+
+    robot = None
+    rb = d.get("robot", {})
+    if rb:
+        robot = RobotSpec(
+            model=_existing(root, rb["model"], toml, "robot model"),
+            map=_existing(root, rb["map"], toml, "log map"),
+            logs=tuple(_existing(root, f, toml, "log") for f in rb.get("logs", ())),
+            holdout=tuple(_existing(root, f, toml, "log") for f in rb.get("holdout", ())),
+            fit=tuple(rb.get("fit", ())),
+        )
+        if not robot.logs:
+            raise ValueError("robot.logs lists no log to fit")
+    return Session(
+        root=root,
+        name=str(sess.get("name", root.name)),
+        lidar=lidar,
+        lidar_poses=lidar_poses,
+        lidar_units=units,
+        images=images,
+        marker=marker,
+        splats=splats,
+        density=density,
+        friction=friction,
+        robot=robot,
+        raw=d,
+    )
