@@ -24,7 +24,7 @@ class ExecutorCfg:
     workers: int = 0
     """Local worker processes; 0 = one per core (at most one per item), 1 = run in this process."""
     ray: str | None = None
-    """None: local pool. ``"auto"`` or a cluster address (``ray://host:10001``): run on Ray (extra ``real2sim[ray]``)."""
+    """None: local pool. ``"local"``: start Ray on this machine; ``"auto"`` or an address (``ray://host:10001``): join a cluster (extra ``real2sim[ray]``)."""
 
     def validate(self) -> None:
         if self.workers < 0:

@@ -29,3 +29,13 @@ def test_in_process_when_one_worker():
 def test_bad_workers():
     with pytest.raises(ConfigError, match="--workers"):
         run_map(_square_pid, [1], ExecutorCfg(workers=-1))
+
+
+def test_ray_gives_the_same_results_as_the_local_pool():
+    ray = pytest.importorskip("ray", reason="Ray is the optional extra real2sim[ray]")
+    items = [5, 1, 4]
+    try:
+        out = run_map(_square_pid, items, ExecutorCfg(ray="local"))
+    finally:
+        ray.shutdown()
+    assert [v for v, _ in out] == [v for v, _ in run_map(_square_pid, items, ExecutorCfg(workers=1))]
