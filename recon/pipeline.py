@@ -1,0 +1,257 @@
+"""``points_to_scene``: one point cloud (already in one frame) to a segmented, gravity-aligned ``Scene``.
+
+Stages: validity and unit check → support plane and scene frame (``support.py``) → crop to the support → voxel
+downsampling and outlier removal → clustering above the plane (``segment.py``) → per-object normals oriented to the
+sensor → watertight meshes closed against the support (``mesh.py``).
+
+Object frame: origin at the centre of the object's footprint on the support (z = 0 of the scene), x/y along the
+footprint's principal axes, z up; ``world_from_object`` places it.
+With ``object_only`` there is no support: the scene frame is the input frame shifted so that the object's lowest
+point is at z = 0 and its bounding-box centre at x = y = 0, and the support is the plane z = 0 under it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import trimesh
+from scipy.spatial import cKDTree
+
+from real2sim.errors import InputError
+from real2sim.provenance import Provenance
+from real2sim.recon.mesh import mesh_object
+from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+from real2sim.recon.pointcloud_io import PointCloud
+from real2sim.recon.segment import segment_objects
+from real2sim.recon.support import fit_support, inside_polygon, voxel_downsample
+from real2sim.scene import Scene, SceneObject, Support
+
+
+@dataclass(frozen=True, eq=False)
+class ReconOutput:
+    """Result of reconstruction: the scene, the 4x4 map from the input cloud's frame into the scene frame, and one
+    int32 label per input point (-1 removed/background, 0 support, k >= 1 the k-th object of ``scene.objects``)."""
+
+    scene: Scene
+    world_from_input: np.ndarray
+    point_labels: np.ndarray
+
+
+def check_extent(points: np.ndarray, cfg: PointCloudReconCfg, name: str) -> None:
+    """Reject clouds whose size says the units are wrong."""
+    ext = float(np.linalg.norm(np.percentile(points, 99, axis=0) - np.percentile(points, 1, axis=0)))
+    if ext > cfg.max_extent:
+        raise InputError(name, f"the cloud spans {ext:.4g} m, implausible for units={cfg.units!r}; "
+                               "are the coordinates in mm or cm (--units)?")  # fmt: skip
+    if ext < cfg.min_extent:
+        raise InputError(name, f"the cloud spans only {ext:.3g} m with units={cfg.units!r}; "
+                               "are the coordinates in a larger unit (--units)?")  # fmt: skip
+
+
+def remove_outliers(points: np.ndarray, k: int, std: float) -> np.ndarray:
+    """Mask of the points kept by statistical outlier removal (mean distance to ``k`` neighbours)."""
+    if k <= 0 or len(points) <= k:
+        return np.ones(len(points), dtype=bool)
+    d, _ = cKDTree(points).query(points, k=k + 1, workers=-1)
+    m = d[:, 1:].mean(axis=1)
+    return m <= m.mean() + std * m.std()
+
+
+def estimate_normals(points: np.ndarray, radius: float, origins: np.ndarray) -> np.ndarray:
+    """Unit normals (Open3D hybrid search), flipped to face ``origins`` ((N, 3) or (3,))."""
+    import open3d as o3d
+
+    pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points))
+    pc.estimate_normals(o3d.geometry.KDTreeSearchParamHybrid(radius=radius, max_nn=30))
+    n = np.asarray(pc.normals).copy()
+    flip = np.einsum("ij,ij->i", n, np.broadcast_to(origins, points.shape) - points) < 0
+    n[flip] *= -1
+    return n
+
+
+def _yaw_frame(xy: np.ndarray) -> np.ndarray:
+    """2x2 rotation whose columns are the principal axes of ``xy`` (major first, right-handed, sign fixed)."""
+    c = np.cov((xy - xy.mean(axis=0)).T)
+    w, v = np.linalg.eigh(c)
+    a = v[:, np.argmax(w)]
+    if a[0] < 0 or (a[0] == 0 and a[1] < 0):
+        a = -a
+    return np.array([[a[0], -a[1]], [a[1], a[0]]])
+
+
+def place_object(mesh_world: trimesh.Trimesh, support_z: float) -> tuple[trimesh.Trimesh, np.ndarray]:
+    """Express a world-frame mesh in its own frame (footprint centre on the support, principal x/y axes)."""
+    v = mesh_world.vertices
+    R2 = _yaw_frame(v[:, :2])
+    local_xy = v[:, :2] @ R2
+    ctr_local = 0.5 * (local_xy.min(axis=0) + local_xy.max(axis=0))
+    world_from_object = np.eye(4)
+    world_from_object[:2, :2] = R2
+    world_from_object[:2, 3] = R2 @ ctr_local
+    world_from_object[2, 3] = support_z
+    obj_from_world = np.linalg.inv(world_from_object)
+    m = mesh_world.copy()
+    m.apply_transform(obj_from_world)
+    return m, world_from_object
+
+
+def _object_colour(colors: np.ndarray | None) -> tuple[float, float, float, float] | None:
+    if colors is None or len(colors) == 0:
+        return None
+    c = np.median(colors, axis=0)
+    return (round(float(c[0]), 4), round(float(c[1]), 4), round(float(c[2]), 4), 1.0)
+
+
+def points_to_scene(
+    cloud: PointCloud,
+    cfg: PointCloudReconCfg,
+    *,
+    object_only: bool = False,
+    input_name: str = "",
+    up: np.ndarray | None = None,
+    keep_xy: bool = False,
+) -> ReconOutput:
+    """Reconstruct a scene from one cloud. ``up``: the gravity-up direction in the cloud's frame when known (scan
+    poses given); ``keep_xy``: keep the input x/y axes and origin (only re-level and shift in z)."""
+    name = input_name or cloud.source or "point cloud"
+    valid = cloud.valid_mask()
+    if not valid.any():
+        raise InputError(name, "no valid points (all NaN)")
+    vidx = np.flatnonzero(valid)
+    pts = cloud.points[vidx]
+    check_extent(pts, cfg, name)
+    origins = cloud.origins()
+    origins = None if origins is None else np.asarray(origins)[vidx]
+    labels = np.full(len(cloud), -1, dtype=np.int32)
+    if object_only:
+        return _object_only(cloud, cfg, name, vidx, pts, origins, labels)
+
+    sensor_mean = None if origins is None else origins.mean(axis=0)
+    fit = fit_support(
+        pts, voxel=cfg.voxel, distance=cfg.plane_distance, min_fraction=cfg.plane_min_fraction,
+        sensor=sensor_mean, up=up, keep_xy=keep_xy, seed=cfg.seed, source=name,
+    )  # fmt: skip
+    T = fit.world_from_input
+    w = pts @ T[:3, :3].T + T[:3, 3]
+    w_orig = None if origins is None else origins @ T[:3, :3].T + T[:3, 3]
+    inside = inside_polygon(w[:, :2], fit.hull, cfg.crop_margin)
+    z = w[:, 2]
+    support_mask = inside & (np.abs(z) < cfg.plane_distance)
+    cand = np.flatnonzero(inside & (z >= cfg.min_height) & (z <= cfg.max_height))
+
+    objects: list[SceneObject] = []
+    lab_valid = np.full(len(pts), -1, dtype=np.int32)
+    lab_valid[support_mask] = 0
+    if len(cand):
+        ds, inv = voxel_downsample(w[cand], cfg.voxel)
+        keep = remove_outliers(ds, cfg.outlier_neighbors, cfg.outlier_std)
+        ds_col = None
+        if cloud.colors is not None:
+            col = cloud.colors[vidx][cand]
+            cnt = np.bincount(inv, minlength=len(ds)).astype(float)
+            ds_col = np.stack([np.bincount(inv, weights=col[:, j], minlength=len(ds)) / cnt for j in range(3)], 1)
+        ds_lab = np.full(len(ds), -1, dtype=np.int64)
+        kidx = np.flatnonzero(keep)
+        ds_lab[kidx] = segment_objects(
+            ds[kidx], None if ds_col is None else ds_col[kidx], tolerance=cfg.cluster_tolerance,
+            min_points=cfg.min_object_points, min_size=cfg.min_object_size, max_size=cfg.max_object_size,
+            colour_split=cfg.colour_split,
+        )  # fmt: skip
+        cand_lab = ds_lab[inv]
+        lab_valid[cand] = np.where(cand_lab >= 0, cand_lab + 1, -1)
+        n_obj = int(ds_lab.max()) + 1
+        for k in range(n_obj):
+            sel = cand[cand_lab == k]
+            obj_pts = w[sel]
+            mpts, minv = voxel_downsample(obj_pts, cfg.mesh_voxel)
+            if w_orig is not None:
+                o = np.zeros((len(mpts), 3))
+                for j in range(3):
+                    o[:, j] = np.bincount(minv, weights=w_orig[sel, j], minlength=len(mpts))
+                o /= np.bincount(minv, minlength=len(mpts))[:, None]
+            else:
+                o = np.array([mpts[:, 0].mean(), mpts[:, 1].mean(), mpts[:, 2].max() + 1.0])
+            nrm = estimate_normals(mpts, cfg.normal_radius, o)
+            mesh_w = mesh_object(mpts, nrm, 0.0, cfg)
+            mesh_o, world_from_object = place_object(mesh_w, 0.0)
+            objects.append(
+                SceneObject(
+                    name=f"object_{k + 1}",
+                    mesh=mesh_o,
+                    world_from_object=world_from_object,
+                    density=cfg.density,
+                    friction=tuple(cfg.friction),
+                    rgba=_object_colour(None if cloud.colors is None else cloud.colors[vidx][sel]),
+                    source=f"{_short(name)}#cluster{k + 1}",
+                )
+            )
+    labels[vidx] = lab_valid
+    lo, hi = fit.hull.min(axis=0), fit.hull.max(axis=0)
+    ctr = 0.5 * (lo + hi)
+    support = Support("plane", (0.0, 0.0, 1.0), (float(ctr[0]), float(ctr[1]), 0.0), tuple(float(x) for x in hi - lo))
+    scene = Scene(support=support, objects=tuple(objects), world_from_input={_short(name): T}, provenance=Provenance())
+    return ReconOutput(scene=scene, world_from_input=T, point_labels=labels)
+
+
+def _short(name: str) -> str:
+    return name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _object_only(
+    cloud: PointCloud,
+    cfg: PointCloudReconCfg,
+    name: str,
+    vidx: np.ndarray,
+    pts: np.ndarray,
+    origins: np.ndarray | None,
+    labels: np.ndarray,
+) -> ReconOutput:
+    keep = remove_outliers(pts, cfg.outlier_neighbors, cfg.outlier_std)
+    kept = pts[keep]
+    lo, hi = kept.min(axis=0), kept.max(axis=0)
+    T = np.eye(4)
+    T[:3, 3] = [-0.5 * (lo[0] + hi[0]), -0.5 * (lo[1] + hi[1]), -lo[2]]
+    w = kept + T[:3, 3]
+    mpts, minv = voxel_downsample(w, cfg.mesh_voxel)
+    use_origins = origins is not None
+    if use_origins:
+        o_w = origins[keep] + T[:3, 3]
+        # A sensor cannot sit inside the object it scanned: then the origins are not sensor positions.
+        inside_box = np.all((o_w >= w.min(axis=0)) & (o_w <= w.max(axis=0)), axis=1)
+        use_origins = not inside_box.any()
+    if use_origins:
+        o = np.zeros((len(mpts), 3))
+        for j in range(3):
+            o[:, j] = np.bincount(minv, weights=o_w[:, j], minlength=len(mpts))
+        o /= np.bincount(minv, minlength=len(mpts))[:, None]
+        nrm = estimate_normals(mpts, cfg.normal_radius, o)
+    else:  # no sensor positions: orient away from the centroid, then propagate consistently over the surface
+        nrm = _outward_normals(mpts, cfg.normal_radius)
+    mesh_w = mesh_object(mpts, nrm, None, cfg)
+    obj = SceneObject(
+        name="object_1",
+        mesh=mesh_w,
+        world_from_object=np.eye(4),
+        density=cfg.density,
+        friction=tuple(cfg.friction),
+        rgba=_object_colour(None if cloud.colors is None else cloud.colors[vidx][keep]),
+        source=f"{_short(name)}#object",
+    )
+    lab_valid = np.where(keep, 1, -1).astype(np.int32)
+    labels[vidx] = lab_valid
+    support = Support("plane", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0), None)
+    scene = Scene(support=support, objects=(obj,), world_from_input={_short(name): T}, provenance=Provenance())
+    return ReconOutput(scene=scene, world_from_input=T, point_labels=labels)
+
+
+def _outward_normals(points: np.ndarray, radius: float) -> np.ndarray:
+    import open3d as o3d
+
+    pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points))
+    pc.estimate_normals(o3d.geometry.KDTreeSearchParamHybrid(radius=radius, max_nn=30))
+    n = np.asarray(pc.normals).copy()
+    c = points.mean(axis=0)
+    flip = np.einsum("ij,ij->i", n, points - c) < 0
+    n[flip] *= -1
+    return n

@@ -1,0 +1,193 @@
+"""The support surface: RANSAC plane, the gravity-aligned scene frame it defines, and the crop to its extent.
+
+Scene frame: z up (the plane normal, oriented toward the sensor or along a given up direction), metres, the support
+surface at z = 0. When ``keep_xy`` is set (scan poses were given), the frame is the input frame re-levelled with
+the smallest rotation and shifted only along z, so x/y follow the given world frame; otherwise the origin is put
+at the centre of the seen support.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import ndimage
+from scipy.spatial import ConvexHull, QhullError
+
+from real2sim.errors import StageError
+
+
+@dataclass(frozen=True, eq=False)
+class SupportFit:
+    """A fitted support plane.
+
+    ``normal``/``point``: the plane in the input frame (unit normal pointing to the free side). ``world_from_input``:
+    4x4 into the scene frame. ``hull``: the support's seen extent as a 2D convex polygon (K, 2) in scene x/y [m].
+    ``inlier_fraction``: share of the valid points that lie on the plane.
+    """
+
+    normal: np.ndarray
+    point: np.ndarray
+    world_from_input: np.ndarray
+    hull: np.ndarray
+    inlier_fraction: float
+
+
+def voxel_downsample(points: np.ndarray, voxel: float) -> tuple[np.ndarray, np.ndarray]:
+    """Mean point per occupied voxel, and for every input point the index of its voxel (vectorised)."""
+    keys = np.floor(points / voxel).astype(np.int64)
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    order = np.argsort(first, kind="stable")  # voxels in order of first appearance: deterministic, input-ordered
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    inverse = rank[inverse]
+    counts = np.bincount(inverse, minlength=len(order)).astype(np.float64)
+    out = np.zeros((len(order), 3))
+    for d in range(3):
+        out[:, d] = np.bincount(inverse, weights=points[:, d], minlength=len(order)) / counts
+    return out, inverse
+
+
+def rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The smallest rotation taking unit vector ``a`` onto unit vector ``b``."""
+    a = a / np.linalg.norm(a)
+    b = b / np.linalg.norm(b)
+    v = np.cross(a, b)
+    c = float(np.dot(a, b))
+    if c < -1 + 1e-12:  # opposite: rotate pi about any axis orthogonal to a
+        axis = np.cross(a, [1.0, 0.0, 0.0])
+        if np.linalg.norm(axis) < 1e-6:
+            axis = np.cross(a, [0.0, 1.0, 0.0])
+        axis /= np.linalg.norm(axis)
+        return 2 * np.outer(axis, axis) - np.eye(3)
+    vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+    return np.eye(3) + vx + vx @ vx / (1 + c)
+
+
+def fit_plane_lsq(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares plane (unit normal, centroid) of points."""
+    c = points.mean(axis=0)
+    _, _, vt = np.linalg.svd(points - c, full_matrices=False)
+    return vt[2], c
+
+
+def _ransac_planes(pts: np.ndarray, dist: float, n_planes: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    import open3d as o3d
+
+    o3d.utility.random.seed(seed)
+    out = []
+    remaining = np.arange(len(pts))
+    for _ in range(n_planes):
+        if len(remaining) < 50:
+            break
+        pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(pts[remaining]))
+        model, inl = pc.segment_plane(distance_threshold=dist, ransac_n=3, num_iterations=1000)
+        inl = np.asarray(inl, dtype=np.int64)
+        if len(inl) < 3:
+            break
+        out.append((np.asarray(model, dtype=np.float64), remaining[inl]))
+        remaining = np.delete(remaining, inl)
+    return out
+
+
+def _largest_patch(xy: np.ndarray, cell: float) -> np.ndarray:
+    """Mask of the points in the largest 8-connected patch of a 2D occupancy grid (drops far coplanar junk)."""
+    ij = np.floor((xy - xy.min(axis=0)) / cell).astype(np.int64)
+    grid = np.zeros(ij.max(axis=0) + 1, dtype=bool)
+    grid[ij[:, 0], ij[:, 1]] = True
+    grid = ndimage.binary_closing(grid, structure=np.ones((3, 3)), iterations=1) | grid
+    lab, n = ndimage.label(grid, structure=np.ones((3, 3)))
+    if n <= 1:
+        return np.ones(len(xy), dtype=bool)
+    sizes = np.bincount(lab[ij[:, 0], ij[:, 1]], minlength=n + 1)
+    sizes[0] = 0
+    return lab[ij[:, 0], ij[:, 1]] == int(np.argmax(sizes))
+
+
+def fit_support(
+    points: np.ndarray,
+    *,
+    voxel: float,
+    distance: float,
+    min_fraction: float,
+    sensor: np.ndarray | None,
+    up: np.ndarray | None,
+    keep_xy: bool,
+    seed: int,
+    source: str = "",
+) -> SupportFit:
+    """Find the dominant plane of the valid ``points`` (input frame) and the scene frame it defines.
+
+    The plane normal is oriented along ``up`` when given, else toward the mean ``sensor`` position (the input
+    origin when None). Raises ``StageError`` when no plane holds at least ``min_fraction`` of the points.
+    """
+    where = f"{source}: " if source else ""
+    ds, _ = voxel_downsample(points, voxel)
+    planes = _ransac_planes(ds, distance, 1, seed)
+    if not planes or len(planes[0][1]) < max(min_fraction * len(ds), 50):
+        got = 0 if not planes else len(planes[0][1]) / len(ds)
+        raise StageError(
+            f"{where}no support plane found (largest plane holds {got:.0%} of the points, need "
+            f"{min_fraction:.0%}); for a scan of a single object without a table use --object-only"
+        )
+    model, _ = planes[0]
+    n0 = model[:3] / np.linalg.norm(model[:3])
+    d0 = model[3] / np.linalg.norm(model[:3])
+    # Refine on every input point near the RANSAC plane (two passes, shrinking band) for a sub-degree normal.
+    near = np.abs(points @ n0 + d0) < distance
+    n, c = fit_plane_lsq(points[near])
+    for band in (distance, distance * 0.6):
+        near = np.abs((points - c) @ n) < band
+        n, c = fit_plane_lsq(points[near])
+    if up is not None:
+        ref = np.asarray(up, dtype=np.float64)
+    else:
+        s = np.zeros(3) if sensor is None else np.asarray(sensor, dtype=np.float64)
+        ref = s - c
+    if np.dot(n, ref) < 0:
+        n = -n
+    R = rotation_between(n, np.array([0.0, 0.0, 1.0]))
+    on_plane = points[near] @ R.T
+    keep = _largest_patch(on_plane[:, :2], max(4 * voxel, 0.02))
+    on_plane = on_plane[keep]
+    z0 = float(np.median(on_plane[:, 2]))
+    t = np.array([0.0, 0.0, -z0])
+    if not keep_xy:
+        t[:2] = -0.5 * (on_plane[:, :2].min(axis=0) + on_plane[:, :2].max(axis=0))
+    world_from_input = np.eye(4)
+    world_from_input[:3, :3] = R
+    world_from_input[:3, 3] = t
+    xy = on_plane[:, :2] + t[:2]
+    try:
+        hull_xy = xy[ConvexHull(xy).vertices]
+    except QhullError:
+        raise StageError(f"{where}the support plane's points are degenerate (collinear)") from None
+    return SupportFit(
+        normal=n,
+        point=c,
+        world_from_input=world_from_input,
+        hull=hull_xy,
+        inlier_fraction=float(near.sum() / len(points)),
+    )
+
+
+def inside_polygon(xy: np.ndarray, hull: np.ndarray, margin: float = 0.0) -> np.ndarray:
+    """Mask of ``xy`` points inside the convex polygon ``hull`` (counter-clockwise, as Qhull gives), grown by
+    ``margin`` [m]."""
+    return polygon_signed_distance(xy, hull) <= margin
+
+
+def polygon_signed_distance(xy: np.ndarray, hull: np.ndarray) -> np.ndarray:
+    """Max over edges of the signed distance to the edge's line: negative inside a convex polygon."""
+    a = hull
+    b = np.roll(hull, -1, axis=0)
+    e = b - a
+    nrm = np.stack([e[:, 1], -e[:, 0]], axis=1)  # outward for counter-clockwise order
+    nrm /= np.linalg.norm(nrm, axis=1, keepdims=True) + 1e-18
+    # orientation check: make normals point away from the centroid
+    ctr = hull.mean(axis=0)
+    flip = np.einsum("ij,ij->i", nrm, a - ctr) < 0
+    nrm[flip] *= -1
+    off = np.einsum("ij,ij->i", nrm, a)
+    return (xy @ nrm.T - off).max(axis=1)
