@@ -1,0 +1,335 @@
+"""``run_calibrate``: logs + model + parameter names → fitted, validated, written-back ``CalibrationResult``."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from real2sim.atomic import dumps_json, output_dir, write_text
+from real2sim.errors import ConfigError, InputError
+from real2sim.params import ParamSpec
+from real2sim.results import CalibrationResult, LogError
+from real2sim.trajectory import Trajectory
+
+
+@dataclass(frozen=True)
+class CalibrateCfg:
+    """What to calibrate and how."""
+
+    model: Path
+    """MJCF or URDF of the robot."""
+    logs: tuple[Path, ...]
+    """Training logs (CSV, CSV.GZ, NPZ; Parquet/MCAP/HDF5 with the formats extra)."""
+    map: Path
+    """TOML map from log columns to model joints/actuators."""
+    fit: tuple[str, ...]
+    """Parameter names to fit, e.g. joint:*.damping, delay:*; wildcards allowed."""
+    out_dir: Path | None = None
+    """Output folder (result.json, calibrated model, report); None: nothing written."""
+    holdout: tuple[Path, ...] = ()
+    """Held-out logs, evaluated but never fitted."""
+    specs: tuple[ParamSpec, ...] = ()
+    """Explicit specs (bounds, initial, log scale) overriding the plain names in ``fit``."""
+    method: str = "windows"
+    """'windows' (trajectory matching), 'inverse' (torque least squares only) or 'inverse+windows'."""
+    window_s: float = 0.5
+    """Multiple-shooting window length [s]."""
+    max_windows: int | None = None
+    """Cap on training windows (spread evenly); None: all."""
+    qvel_weight: float = 0.05
+    """Weight [s] of velocity errors against angle errors in the trajectory residual."""
+    velocity_filter_wn: float = 0.02
+    """Butterworth cutoff (× Nyquist, order 3) for velocities in inverse dynamics and when qvel is not logged."""
+    delay_init: str = "xcorr"
+    """Initial delays: 'xcorr' (cross-correlation estimate) or 'model' (0 / the spec's initial)."""
+    prior_weight: float = 0.0
+    """Inverse-dynamics pull towards the initial values (0: none)."""
+    max_nfev: int = 40
+    """Maximum residual evaluations of the trajectory fit."""
+    holdout_warn_ratio: float = 3.0
+    """Warn when a log's error exceeds this multiple of the training error."""
+    report: bool = True
+    """Write PNG/HTML plots."""
+    extra: dict = field(default_factory=dict)
+    """Reserved."""
+
+    def validate(self) -> None:
+        if not self.logs:
+            raise ConfigError("calibrate needs at least one --log")
+        if not self.fit and not self.specs:
+            raise ConfigError("calibrate needs at least one --fit parameter")
+        if self.method not in ("windows", "inverse", "inverse+windows"):
+            raise ConfigError(f"method must be windows, inverse or inverse+windows, got {self.method!r}")
+        if self.window_s <= 0:
+            raise ConfigError("window_s must be positive")
+        if self.delay_init not in ("xcorr", "model"):
+            raise ConfigError("delay_init must be 'xcorr' or 'model'")
+        for p in (self.model, self.map, *self.logs, *self.holdout):
+            if not Path(p).exists():
+                raise InputError(p, "does not exist")
+
+
+def load_model(path: Path):
+    import mujoco
+
+    try:
+        return mujoco.MjModel.from_xml_path(str(path))
+    except ValueError as e:
+        raise InputError(path, f"MuJoCo cannot load the model: {str(e).splitlines()[0]}") from None
+
+
+def prepare(trajs: list[Trajectory], wn: float) -> list[Trajectory]:
+    """Explicit step: derive qvel from qpos (Butterworth + differentiation) where the log has none."""
+    from dataclasses import replace
+
+    from real2sim.calibration.signal import butter_filtfilt, differentiate
+
+    out = []
+    for tr in trajs:
+        if tr.qvel is None:
+            tr = replace(tr, qvel=differentiate(tr.time, butter_filtfilt(tr.qpos, wn, 3)))
+        out.append(tr)
+    return out
+
+
+@dataclass
+class Problem:
+    """Everything a fit needs, built once (used by run_calibrate and the benchmark)."""
+
+    model: object
+    params: list
+    x0: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    log_mask: np.ndarray
+    train: list[Trajectory]
+    holdout: list[Trajectory]
+    notes: list[str]
+
+
+def build_problem(cfg: CalibrateCfg) -> Problem:
+    from real2sim.calibration.delay import estimate_delays
+    from real2sim.calibration.mapping import load_map, load_trajectory
+    from real2sim.calibration.params import default_bounds, get_value, resolve
+
+    cfg.validate()
+    model = load_model(Path(cfg.model))
+    lmap = load_map(cfg.map)
+    notes: list[str] = []
+    train, hold = [], []
+    for paths, dest in ((cfg.logs, train), (cfg.holdout, hold)):
+        for p in paths:
+            tr, n = load_trajectory(p, lmap, model)
+            notes += n
+            dest.append(tr)
+    train = prepare(train, cfg.velocity_filter_wn)
+    hold = prepare(hold, cfg.velocity_filter_wn)
+    by_name = {s.name: s for s in cfg.specs}
+    specs = list(cfg.specs) + [ParamSpec(n) for n in cfg.fit if n not in by_name]
+    params = resolve(specs, model)
+    x0 = np.array([p.spec.initial if p.spec.initial is not None else get_value(model, p) for p in params])
+    delays_needed = [i for i, p in enumerate(params) if p.kind == "delay" and p.spec.initial is None]
+    if delays_needed and cfg.delay_init == "xcorr":
+        est = estimate_delays(model, train)
+        acts = train[0].actuator_names
+        for i in delays_needed:
+            if params[i].element in acts:
+                x0[i] = est[acts.index(params[i].element)]
+    bounds = np.array([default_bounds(p, v) for p, v in zip(params, x0, strict=True)])
+    lower, upper = bounds[:, 0], bounds[:, 1]
+    x0 = np.clip(x0, lower, upper)
+    log_mask = np.array([p.spec.log_scale for p in params], bool)
+    return Problem(model, params, x0, lower, upper, log_mask, train, hold, notes)
+
+
+def make_objective(prob: Problem, trajs: list[Trajectory], cfg: CalibrateCfg, max_windows: int | None = None):
+    from real2sim.calibration.objective import WindowObjective
+    from real2sim.calibration.simulate import Simulator, make_windows
+
+    win = make_windows(trajs, cfg.window_s, float(prob.model.opt.timestep), max_windows)
+    sim = Simulator(prob.model, win, trajs[0].joint_names, trajs[0].actuator_names)
+    return WindowObjective(sim, prob.params, trajs[0].actuator_names, qvel_weight=cfg.qvel_weight)
+
+
+def _delays_of(prob: Problem, values: np.ndarray) -> np.ndarray:
+    acts = prob.train[0].actuator_names
+    d = np.zeros(len(acts))
+    for p, v in zip(prob.params, values, strict=True):
+        if p.kind == "delay" and p.element in acts:
+            d[acts.index(p.element)] = v
+    return d
+
+
+def fit_problem(prob: Problem, cfg: CalibrateCfg):
+    """Warm start (inverse dynamics) and/or trajectory matching. Returns (values, fit output, objective)."""
+    from real2sim.calibration.fit import fit_bounded
+    from real2sim.calibration.inverse import fit_inverse, id_samples
+
+    from real2sim.progress import step
+
+    x = prob.x0.copy()
+    out = None
+    joints, acts = prob.train[0].joint_names, prob.train[0].actuator_names
+    if cfg.method in ("inverse", "inverse+windows") and any(p.kind != "delay" for p in prob.params):
+        with step("inverse-dynamics least squares"):
+            s = id_samples(prob.train, wn=cfg.velocity_filter_wn, max_samples=4000)
+            x, out = fit_inverse(prob.model, prob.params, x, prob.lower, prob.upper, s, joints, acts,
+                                 prior_weight=cfg.prior_weight)
+    obj = make_objective(prob, prob.train, cfg, cfg.max_windows)
+    if cfg.method in ("windows", "inverse+windows"):
+        with step(f"trajectory matching over {len(obj.sim.win.start)} windows"):
+            out = fit_bounded(obj, x, prob.lower, prob.upper, prob.log_mask, max_nfev=cfg.max_nfev)
+            x = out.values
+    return x, out, obj
+
+
+def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
+    from real2sim.calibration.fit import cost_of, uncertainty
+
+    prob = build_problem(cfg)
+    values, out, obj = fit_problem(prob, cfg)
+    names = [p.name for p in prob.params]
+    r_final = obj(values[None])[0]
+    r_init = obj(prob.x0[None])[0]
+    warnings: list[str] = list(prob.notes)
+    if cfg.method == "inverse":
+        jac = out.jac
+        unc = uncertainty(jac, out.residual, [n for n, p in zip(names, prob.params, strict=True)
+                                               if p.kind != "delay"])
+        se = np.full(len(names), np.inf)
+        corr = np.eye(len(names))
+        idx = [i for i, p in enumerate(prob.params) if p.kind != "delay"]
+        se[idx] = unc.stderr
+        corr[np.ix_(idx, idx)] = unc.correlation
+    else:
+        unc = uncertainty(out.jac, out.residual, names)
+        se, corr = unc.stderr, unc.correlation
+    for g in unc.groups:
+        warnings.append(f"not identifiable from these logs (correlated group): {', '.join(g)}")
+    # per-log errors
+    from real2sim.calibration.inverse import id_samples, joint_torques, torque_r2
+    from real2sim.calibration.params import apply
+    from real2sim.calibration.simulate import clone
+
+    calibrated = clone(prob.model)
+    apply(calibrated, [p for p in prob.params if p.kind != "delay"],
+          np.array([v for v, p in zip(values, prob.params, strict=True) if p.kind != "delay"]))
+    logs: list[LogError] = []
+    rows = []
+    segs = {}
+    all_trajs = prob.train + prob.holdout
+    splits = ["train"] * len(prob.train) + ["holdout"] * len(prob.holdout)
+    eval_obj = make_objective(prob, all_trajs, cfg)
+    eq_b, _ = eval_obj.window_rmse(prob.x0)
+    eq_a, ev_a = eval_obj.window_rmse(values)
+    qp_b, _ = eval_obj.predict(prob.x0[None])
+    qp_a, _ = eval_obj.predict(values[None])
+    from real2sim.calibration.report import segments
+
+    segs = (segments(eval_obj.sim, qp_b[0]), segments(eval_obj.sim, qp_a[0]))
+    li = eval_obj.sim.win.log_index
+    for k, tr in enumerate(all_trajs):
+        sel = li == k
+        if not np.any(sel):
+            continue
+        r2 = None
+        if tr.ctrl is not None:
+            s = id_samples([tr], wn=cfg.velocity_filter_wn)
+            pred, appl = joint_torques(calibrated, s, tr.joint_names, tr.actuator_names)
+            r2 = tuple(round(float(v), 6) for v in torque_r2(pred, appl))
+        rq = float(np.sqrt(np.mean(eq_a[sel] ** 2)))
+        rv = float(np.sqrt(np.mean(ev_a[sel] ** 2)))
+        logs.append(LogError(Path(tr.source).name, splits[k], rq, rv, r2))
+        rows.append({"file": Path(tr.source).name, "split": splits[k], "before": float(np.sqrt(np.mean(
+            eq_b[sel] ** 2))), "after": rq, "qvel": rv, "median_window_rmse": float(np.median(eq_a[sel]))})
+    train_err = np.sqrt(np.mean(eq_a[np.isin(li, np.arange(len(prob.train)))] ** 2))
+    for le in logs:
+        if le.split == "holdout" and le.rmse_qpos > cfg.holdout_warn_ratio * train_err:
+            warnings.append(f"held-out log {le.file}: joint-angle RMSE {le.rmse_qpos:.4g} rad is "
+                            f"{le.rmse_qpos / max(train_err, 1e-12):.1f}x the training error {train_err:.4g} rad — "
+                            "the model structure (or payload) does not match this log")
+    rand = {}
+    for p, v, s in zip(prob.params, values, se, strict=True):
+        lo, hi = (p.spec.lower, p.spec.upper)
+        b_lo, b_hi = prob.lower[names.index(p.name)], prob.upper[names.index(p.name)]
+        if math.isfinite(s):
+            rand[p.name] = (float(max(b_lo, v - 2 * s)), float(min(b_hi, v + 2 * s)))
+        else:
+            rand[p.name] = (float(b_lo), float(b_hi))
+        del lo, hi
+    result = CalibrationResult(
+        params=tuple(p.spec for p in prob.params), values=values, initial=prob.x0.copy(), stderr=se,
+        correlation=corr, cost_initial=cost_of(r_init), cost_final=cost_of(r_final), logs=tuple(logs),
+        randomization=rand, warnings=tuple(warnings),
+    )
+    if cfg.out_dir is not None:
+        _write_outputs(cfg, prob, result, rows, segs)
+    obj.sim.close()
+    eval_obj.sim.close()
+    return result
+
+
+def result_dict(prob: Problem, res: CalibrationResult) -> dict:
+    def num(x: float):
+        return float(x) if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+    return {
+        "parameters": {
+            p.name: {"value": float(v), "stderr": num(s), "initial": float(i),
+                     "bounds": [num(lo), num(hi)]}
+            for p, v, s, i, lo, hi in zip(prob.params, res.values, res.stderr, res.initial, prob.lower, prob.upper,
+                                          strict=True)
+        },
+        "cost": {"initial": res.cost_initial, "final": res.cost_final},
+        "logs": {le.file: {"split": le.split, "rmse_qpos": le.rmse_qpos, "rmse_qvel": le.rmse_qvel,
+                           **({"torque_r2": list(le.torque_r2)} if le.torque_r2 is not None else {})}
+                 for le in res.logs},
+        "correlation": {"names": [p.name for p in prob.params],
+                        "matrix": [[round(float(c), 6) for c in row] for row in res.correlation]},
+        "warnings": list(res.warnings),
+    }
+
+
+def _write_outputs(cfg: CalibrateCfg, prob: Problem, res: CalibrationResult, rows, segs) -> None:
+    import yaml
+    from real2sim.calibration.report import plot_log, write_html
+    from real2sim.calibration.writeback import calibrated_mjcf, calibrated_urdf, change_table, text_diff
+
+    model_path = Path(cfg.model)
+    with output_dir(cfg.out_dir) as out:
+        write_text(out / "result.json", dumps_json(result_dict(prob, res)))
+        write_text(out / "randomization.yaml", yaml.safe_dump(
+            {k: [v[0], v[1]] for k, v in res.randomization.items()}, sort_keys=True))
+        before = model_path.read_text()
+        stem = model_path.stem
+        if model_path.suffix.lower() == ".urdf":
+            after_urdf = calibrated_urdf(model_path, prob.params, res.values)
+            write_text(out / f"{stem}_calibrated.urdf", after_urdf)
+            write_text(out / "model.diff", text_diff(before, after_urdf, model_path.name))
+        else:
+            pass
+        mjcf = calibrated_mjcf(model_path, prob.params, res.values)
+        write_text(out / f"{stem}_calibrated.xml", mjcf)
+        if model_path.suffix.lower() != ".urdf":
+            import mujoco
+
+            orig = mujoco.MjSpec.from_file(str(model_path)).to_xml()
+            write_text(out / "model.diff", text_diff(orig, mjcf, f"{stem}.xml"))
+        write_text(out / "changes.csv", change_table(prob.params, res.initial, res.values))
+        if cfg.report:
+            images = []
+            all_trajs = prob.train + prob.holdout
+            splits = ["train"] * len(prob.train) + ["holdout"] * len(prob.holdout)
+            for k, tr in enumerate(all_trajs):
+                if k not in segs[1]:
+                    continue
+                name = f"{Path(tr.source).name.split('.')[0]}_{splits[k]}.png"
+                plot_log(out / name, f"{Path(tr.source).name} ({splits[k]})", tr.joint_names, tr.time, tr.qpos,
+                         segs[0][k], segs[1][k])
+                images.append(name)
+            params = [{"name": p.name, "initial": float(i), "value": float(v), "stderr": float(s)}
+                      for p, i, v, s in zip(prob.params, res.initial, res.values, res.stderr, strict=True)]
+            write_html(out / "report.html", rows, params, list(res.warnings), images)
