@@ -43,6 +43,12 @@ class CalibrateCfg:
     """Weight [s] of velocity errors against angle errors in the trajectory residual."""
     velocity_filter_wn: float = 0.02
     """Butterworth cutoff (× Nyquist, order 3) for velocities in inverse dynamics and when qvel is not logged."""
+    smooth_qvel_wn: float | None = None
+    """When set, replace logged velocities by zero-phase Butterworth-filtered ones (order 3, this cutoff ×
+    Nyquist) before windows are initialised from them (noisy encoder-difference velocities)."""
+    qvel_from_qpos: bool = False
+    """Ignore logged velocities: derive them from qpos (Butterworth at ``smooth_qvel_wn`` or 0.1, then
+    differentiation) — for logs whose velocity channel is unreliable."""
     delay_init: str = "xcorr"
     """Initial delays: 'xcorr' (cross-correlation estimate) or 'model' (0 / the spec's initial)."""
     prior_weight: float = 0.0
@@ -81,7 +87,8 @@ def load_model(path: Path):
         raise InputError(path, f"MuJoCo cannot load the model: {str(e).splitlines()[0]}") from None
 
 
-def prepare(trajs: list[Trajectory], wn: float) -> list[Trajectory]:
+def prepare(trajs: list[Trajectory], wn: float, smooth_wn: float | None = None,
+            from_qpos: bool = False) -> list[Trajectory]:
     """Explicit step: derive qvel from qpos (Butterworth + differentiation) where the log has none."""
     from dataclasses import replace
 
@@ -89,8 +96,12 @@ def prepare(trajs: list[Trajectory], wn: float) -> list[Trajectory]:
 
     out = []
     for tr in trajs:
-        if tr.qvel is None:
+        if from_qpos:
+            tr = replace(tr, qvel=differentiate(tr.time, butter_filtfilt(tr.qpos, smooth_wn or 0.1, 3)))
+        elif tr.qvel is None:
             tr = replace(tr, qvel=differentiate(tr.time, butter_filtfilt(tr.qpos, wn, 3)))
+        elif smooth_wn is not None:
+            tr = replace(tr, qvel=butter_filtfilt(tr.qvel, smooth_wn, 3))
         out.append(tr)
     return out
 
@@ -125,8 +136,8 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
             tr, n = load_trajectory(p, lmap, model)
             notes += n
             dest.append(tr)
-    train = prepare(train, cfg.velocity_filter_wn)
-    hold = prepare(hold, cfg.velocity_filter_wn)
+    train = prepare(train, cfg.velocity_filter_wn, cfg.smooth_qvel_wn, cfg.qvel_from_qpos)
+    hold = prepare(hold, cfg.velocity_filter_wn, cfg.smooth_qvel_wn, cfg.qvel_from_qpos)
     by_name = {s.name: s for s in cfg.specs}
     specs = list(cfg.specs) + [ParamSpec(n) for n in cfg.fit if n not in by_name]
     params = resolve(specs, model)
