@@ -1,0 +1,138 @@
+"""Options of the export stage: ``ExportCfg`` (how a scene becomes a package) and ``ValidateCfg`` (what it must pass)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from real2sim.errors import ConfigError
+
+FORMATS = ("mjcf", "urdf")
+
+
+def default_cache_dir() -> Path:
+    """``$REAL2SIM_CACHE/coacd`` if set, else ``$XDG_CACHE_HOME/real2sim/coacd`` (``~/.cache/real2sim/coacd``)."""
+    env = os.environ.get("REAL2SIM_CACHE")
+    if env:
+        return Path(env).expanduser() / "coacd"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "real2sim" / "coacd"
+
+
+@dataclass(frozen=True)
+class ValidateCfg:
+    """Limits a package must meet (Menagerie's rule: it compiles, steps, and nothing warns)."""
+
+    sim_seconds: float = 5.0
+    """Simulated time [s] stepped from the ``home`` keyframe."""
+    max_penetration: float = 1e-3
+    """Largest allowed initial penetration [m] between any two geoms at the ``home`` keyframe."""
+    max_drift: float = 1e-3
+    """Largest allowed displacement [m] of a resting object's origin after ``sim_seconds``."""
+    max_hulls: int | None = None
+    """Hull budget per object; None = read it from the package's ``export.json`` (default 32)."""
+    max_hull_vertices: int | None = None
+    """Vertex budget per hull; None = read it from the package's ``export.json`` (default 64)."""
+    max_surface_distance: float = 0.1
+    """Largest allowed collision-to-surface Hausdorff distance, as a fraction of the object's bounding-box diagonal."""
+    samples: int = 2000
+    """Surface sample points per object for the collision-to-surface distance (seeded)."""
+    check_urdf: bool = True
+    """Also load the URDF (if present) in MuJoCo and in yourdfpy."""
+
+    def validate(self) -> None:
+        if not self.sim_seconds > 0:
+            raise ConfigError(f"sim_seconds must be > 0, got {self.sim_seconds}")
+        for n in ("max_penetration", "max_drift", "max_surface_distance"):
+            if not getattr(self, n) > 0:
+                raise ConfigError(f"{n} must be > 0, got {getattr(self, n)}")
+        for n in ("max_hulls", "max_hull_vertices"):
+            v = getattr(self, n)
+            if v is not None and v < 1:
+                raise ConfigError(f"{n} must be >= 1, got {v}")
+        if self.samples < 100:
+            raise ConfigError(f"samples must be >= 100, got {self.samples}")
+
+
+@dataclass(frozen=True)
+class ExportCfg:
+    """How a ``Scene`` becomes a sim package (DESIGN §4, Menagerie shape)."""
+
+    scene_dir: Path | None = None
+    """Scene folder (``scene.json`` + ``meshes/``) read by ``run_export``."""
+    out_dir: Path | None = None
+    """Package folder to write (replaced atomically)."""
+    name: str = ""
+    """Model name (file stem of ``<name>.xml`` / ``<name>.urdf``); empty = the scene folder's name."""
+    formats: tuple[str, ...] = FORMATS
+    """Which model files to write: any of ``mjcf``, ``urdf``."""
+    max_hulls: int = 32
+    """Collision budget: convex hulls per object (MuJoCo/PhysX friendly)."""
+    max_hull_vertices: int = 64
+    """Collision budget: vertices per hull (PhysX's limit is 255; MuJoCo is fastest with few)."""
+    collision_faces: int = 1200
+    """Faces the watertight mesh is decimated to before convex decomposition (speed; fidelity is checked)."""
+    visual_faces: int = 20000
+    """Face budget of the visual mesh (decimated, vertex colours kept)."""
+    coacd_threshold: float = 0.08
+    """CoACD concavity threshold (smaller = more hulls, closer fit, slower)."""
+    coacd_resolution: int = 500
+    """CoACD sampling resolution for the concavity metric."""
+    coacd_mcts_iterations: int = 40
+    """CoACD Monte-Carlo tree search iterations per cut."""
+    primitives: bool = True
+    """Use a box / cylinder / sphere / capsule instead of hulls where one fits within ``primitive_tolerance``."""
+    primitive_tolerance: float = 0.02
+    """A primitive fits if every surface sample lies within this fraction of the bounding-box diagonal of it and
+    the volumes agree within 3x this fraction."""
+    seed: int = 0
+    """Seed of every random choice (CoACD, surface sampling)."""
+    workers: int = 0
+    """Parallel worker processes for per-object work; 0 = one per core, 1 = in this process."""
+    cache: bool = True
+    """Reuse decompositions cached by mesh content hash + options."""
+    cache_dir: Path | None = None
+    """Decomposition cache; None = ``default_cache_dir()`` (``$REAL2SIM_CACHE`` overrides)."""
+    render: bool = True
+    """Write PNG renders of each object's visual mesh beside its collision geometry (MuJoCo offscreen, EGL)."""
+    timestep: float = 0.002
+    """MuJoCo time step [s] written into the model."""
+    validate_cfg: ValidateCfg = field(default_factory=ValidateCfg)
+    """Checks the package must pass before ``export`` reports success."""
+
+    def validate(self) -> None:
+        bad = [f for f in self.formats if f not in FORMATS]
+        if bad or not self.formats:
+            raise ConfigError(f"--format must be a comma list of {', '.join(FORMATS)}; got {','.join(self.formats)}")
+        if "mjcf" not in self.formats:
+            raise ConfigError("--format must include mjcf (the package is validated by compiling it in MuJoCo)")
+        if self.max_hulls < 1:
+            raise ConfigError(f"--max-hulls must be >= 1, got {self.max_hulls}")
+        if not 4 <= self.max_hull_vertices <= 255:
+            raise ConfigError(f"--max-hull-vertices must be in [4, 255], got {self.max_hull_vertices}")
+        if self.collision_faces < 100 or self.visual_faces < 100:
+            raise ConfigError("collision_faces and visual_faces must be >= 100")
+        if not 0 < self.coacd_threshold < 1:
+            raise ConfigError(f"coacd_threshold must be in (0, 1), got {self.coacd_threshold}")
+        if not 0 < self.primitive_tolerance < 0.5:
+            raise ConfigError(f"primitive_tolerance must be in (0, 0.5), got {self.primitive_tolerance}")
+        if self.workers < 0:
+            raise ConfigError(f"--workers must be >= 0, got {self.workers}")
+        if not 0 < self.timestep <= 0.01:
+            raise ConfigError(f"timestep must be in (0, 0.01] s, got {self.timestep}")
+        self.validate_cfg.validate()
+
+    def decomposition_options(self) -> dict[str, object]:
+        """The options that shape collision geometry (part of the cache key and the README)."""
+        return {
+            "max_hulls": self.max_hulls,
+            "max_hull_vertices": self.max_hull_vertices,
+            "collision_faces": self.collision_faces,
+            "coacd_threshold": self.coacd_threshold,
+            "coacd_resolution": self.coacd_resolution,
+            "coacd_mcts_iterations": self.coacd_mcts_iterations,
+            "primitives": self.primitives,
+            "primitive_tolerance": self.primitive_tolerance,
+            "seed": self.seed,
+        }

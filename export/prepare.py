@@ -1,0 +1,94 @@
+"""Per-object work (run in parallel): repair, mass properties, visual mesh, collision geometry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import trimesh
+from real2sim.export.config import ExportCfg
+from real2sim.export.decompose import Collision, collision_geometry
+from real2sim.export.inertia import MassProperties, mass_properties
+from real2sim.export.repair import repair_mesh
+from real2sim.export.visual import mean_rgba, visual_mesh
+
+
+@dataclass(frozen=True)
+class ObjectJob:
+    """One object's inputs, picklable for a worker process."""
+
+    name: str
+    label: str
+    mesh: trimesh.Trimesh
+    density: float | None
+    mass: float | None
+    rgba: tuple[float, ...] | None
+    cfg: ExportCfg
+
+
+@dataclass(frozen=True)
+class PreparedObject:
+    """An object ready to write: watertight mesh, visual mesh, collision geometry, mass properties."""
+
+    name: str
+    watertight: trimesh.Trimesh
+    visual: trimesh.Trimesh
+    rgba: tuple[float, float, float, float]
+    collision: Collision
+    mass: MassProperties
+    warnings: tuple[str, ...]
+
+
+def prepare_object(job: ObjectJob) -> PreparedObject:
+    where = f"object {job.label!r}"
+    rep = repair_mesh(job.mesh, where)
+    props = mass_properties(rep.mesh, where, density=job.density, mass=job.mass)
+    vis = visual_mesh(rep.mesh, job.cfg.visual_faces)
+    col = collision_geometry(rep.mesh, job.cfg)
+    return PreparedObject(job.name, rep.mesh, vis, mean_rgba(rep.mesh, job.rgba), col, props, rep.warnings)
+
+
+def lowest_z(obj: PreparedObject, world_from_object: np.ndarray) -> float:
+    """Height [m] of the lowest point of the collision geometry placed by ``world_from_object``."""
+    r, t = world_from_object[:3, :3], world_from_object[:3, 3]
+    p = obj.collision.primitive
+    if p is None:
+        return float(min((v @ r.T + t)[:, 2].min() for v, _ in obj.collision.hulls))
+    from scipy.spatial.transform import Rotation
+
+    w, x, y, z = p.quat
+    rp = r @ Rotation.from_quat([x, y, z, w]).as_matrix()
+    c = r @ p.pos + t
+    if p.kind == "box":
+        return float(c[2] - np.abs(rp[2, :]) @ p.size)
+    if p.kind == "sphere":
+        return float(c[2] - p.size[0])
+    az = abs(rp[2, 2])
+    if p.kind == "cylinder":
+        return float(c[2] - az * p.size[1] - p.size[0] * np.sqrt(max(0.0, 1 - az**2)))
+    return float(c[2] - az * p.size[1] - p.size[0])
+
+
+@dataclass(frozen=True)
+class PlacedObject:
+    """A prepared object with its scene data: ``world_from_object`` (settled onto the support), role, friction."""
+
+    obj: PreparedObject
+    label: str
+    role: str
+    friction: tuple[float, float, float]
+    world_from_object: np.ndarray
+
+    @property
+    def name(self) -> str:
+        return self.obj.name
+
+    def visual_file(self) -> str:
+        return f"{self.name}_visual.obj"
+
+    def collision_files(self) -> list[str]:
+        """Hull files; a capsule is also written as a mesh (for URDF, which has no capsule)."""
+        c = self.obj.collision
+        if c.primitive is None:
+            return [f"{self.name}_collision_{i}.obj" for i in range(len(c.hulls))]
+        return [f"{self.name}_collision_0.obj"] if c.primitive.kind == "capsule" else []

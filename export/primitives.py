@@ -1,0 +1,105 @@
+"""Fit a box, cylinder, sphere or capsule to an object when it matches within tolerance (faster, stabler contact).
+
+Sizes follow MuJoCo: box half-extents; cylinder (radius, half-height); sphere (radius); capsule (radius,
+half-length of the segment). Poses are in the object frame, quaternions wxyz.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import trimesh
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """A primitive collision shape in the object frame; ``error`` is its worst surface distance / bbox diagonal."""
+
+    kind: str
+    pos: np.ndarray
+    quat: np.ndarray
+    size: np.ndarray
+    error: float
+
+    def to_mesh(self) -> trimesh.Trimesh:
+        """A triangle mesh of the primitive in the object frame (for metrics and renders)."""
+        if self.kind == "box":
+            m = trimesh.creation.box(extents=2 * self.size)
+        elif self.kind == "sphere":
+            m = trimesh.creation.icosphere(subdivisions=3, radius=self.size[0])
+        elif self.kind == "cylinder":
+            m = trimesh.creation.cylinder(radius=self.size[0], height=2 * self.size[1], sections=48)
+        else:
+            m = trimesh.creation.capsule(radius=self.size[0], height=2 * self.size[1], count=[24, 24])
+        t = trimesh.transformations.quaternion_matrix(self.quat)
+        t[:3, 3] = self.pos
+        m.apply_transform(t)
+        return m
+
+
+def _quat_from_matrix(r: np.ndarray) -> np.ndarray:
+    from scipy.spatial.transform import Rotation
+
+    q = Rotation.from_matrix(r).as_quat()  # xyzw
+    q = np.array([q[3], q[0], q[1], q[2]])
+    return q if q[0] >= 0 else -q
+
+
+def fit_primitive(mesh: trimesh.Trimesh, tolerance: float, seed: int = 0, samples: int = 3000) -> Primitive | None:
+    """The best-fitting primitive if one fits ``mesh`` within ``tolerance`` (fraction of the bbox diagonal)."""
+    to_obb, ext = trimesh.bounds.oriented_bounds(mesh)
+    ext = np.asarray(ext, dtype=np.float64)
+    obb_from_object = np.asarray(to_obb, dtype=np.float64)
+    object_from_obb = np.linalg.inv(obb_from_object)
+    pts, _ = trimesh.sample.sample_surface(mesh, samples, seed=seed)
+    p = trimesh.transform_points(np.vstack([pts, mesh.vertices]), obb_from_object)
+    diag = float(np.linalg.norm(ext))
+    vol = float(mesh.volume)
+    half = ext / 2
+    cands: list[tuple[float, str, np.ndarray, np.ndarray, np.ndarray]] = []  # (err, kind, axis R, centre, size)
+
+    q = np.abs(p)
+    outside = np.linalg.norm(np.maximum(q - half, 0), axis=1)
+    inside = np.min(half - q, axis=1)
+    d_box = np.where(np.all(q <= half, axis=1), inside, outside)
+    cands.append((_err(d_box, diag, np.prod(ext), vol, tolerance), "box", np.eye(3), np.zeros(3), half))
+
+    c = trimesh.transform_points(mesh.center_mass[None], obb_from_object)[0]
+    r_s = np.linalg.norm(p - c, axis=1)
+    r = float(np.mean(r_s))
+    cands.append((_err(r_s - r, diag, 4 / 3 * np.pi * r**3, vol, tolerance), "sphere", np.eye(3), c, np.array([r])))
+
+    for k in range(3):
+        o = [i for i in range(3) if i != k]
+        rot = np.eye(3)[:, [o[0], o[1], k]]  # columns: local x, y, z(axis) in OBB coordinates
+        if np.linalg.det(rot) < 0:
+            rot[:, 0] *= -1
+        rho = np.linalg.norm(p[:, o], axis=1)
+        z = np.abs(p[:, k])
+        rad = float(np.max(ext[o]) / 2)
+        h = float(half[k])
+        d_in = np.minimum(rad - rho, h - z)
+        d_out = np.hypot(np.maximum(rho - rad, 0), np.maximum(z - h, 0))
+        d_cyl = np.where((rho <= rad) & (z <= h), d_in, d_out)
+        v_cyl = np.pi * rad**2 * 2 * h
+        cands.append((_err(d_cyl, diag, v_cyl, vol, tolerance), "cylinder", rot, np.zeros(3), np.array([rad, h])))
+        a = h - rad
+        if a > 0.05 * h:
+            d_cap = np.hypot(rho, np.maximum(z - a, 0)) - rad
+            v_cap = np.pi * rad**2 * 2 * a + 4 / 3 * np.pi * rad**3
+            cands.append((_err(d_cap, diag, v_cap, vol, tolerance), "capsule", rot, np.zeros(3), np.array([rad, a])))
+
+    err, kind, rot, centre, size = min(cands, key=lambda t: t[0])
+    if not err <= tolerance:
+        return None
+    r_obj = object_from_obb[:3, :3] @ rot
+    pos = trimesh.transform_points(centre[None], object_from_obb)[0]
+    return Primitive(kind, pos, _quat_from_matrix(r_obj), np.asarray(size, dtype=np.float64), float(err))
+
+
+def _err(d: np.ndarray, diag: float, v_prim: float, v_mesh: float, tol: float) -> float:
+    """Worst surface distance / diagonal, or inf when the volumes differ by more than 3 * tol."""
+    if abs(v_prim - v_mesh) > 3 * tol * v_mesh:
+        return float("inf")
+    return float(np.max(np.abs(d)) / diag)

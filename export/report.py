@@ -1,0 +1,71 @@
+"""Package ``README.md`` and ``report.html``: inputs with hashes, steps, options, tool versions, checks, renders."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from real2sim.results import Check
+
+STEPS = (
+    "repair each object mesh to a watertight manifold (trimesh clean-up, pymeshfix hole filling)",
+    "mass, centre of mass and full inertia tensor from the watertight mesh and the density or given mass",
+    "visual mesh: quadric decimation to the face budget (Open3D), vertex colours kept",
+    "collision: a primitive where one fits within tolerance, else CoACD on the decimated mesh within the hull budget",
+    "settle dynamic objects onto the support (lowest collision point on its top surface)",
+    "MJCF with mujoco.MjSpec, URDF with relative mesh paths",
+    "validate: compile, load the URDF (MuJoCo, yourdfpy), step, penetration, drift, inertia, budget, fidelity",
+)
+
+
+def readme_md(name: str, info: dict[str, Any], checks: tuple[Check, ...]) -> str:
+    lines = [f"# {name}", "", "Simulation package made by `real2sim export`.", "",
+             f"- `scene.xml`: load this in MuJoCo (includes `{name}.xml`, adds floor and light)",
+             f"- `{name}.xml`: the model only", ]
+    if info.get("urdf"):
+        lines.append(f"- `{name}.urdf`: the same objects for other engines (mesh paths relative to this folder)")
+    lines += ["- `assets/`: visual meshes (`*_visual.obj`, vertex colours) and collision hulls (`*_collision_<i>.obj`)",
+              "- `report.html`, `renders/`: checks and pictures of visual vs collision geometry", "",
+              "## Inputs", "", "| file | sha256 |", "|---|---|"]
+    lines += [f"| `{k}` | `{v}` |" for k, v in info["inputs"].items()]
+    lines += ["", "## Objects", "", "| body | source name | role | mass [kg] | collision | warnings |",
+              "|---|---|---|---|---|---|"]
+    for o in info["objects"]:
+        lines.append(f"| `{o['name']}` | {o['label']} | {o['role']} | {o['mass']:.6g} | {o['collision']} | "
+                     f"{'; '.join(o['warnings']) or '-'} |")
+    lines += ["", "## Steps", ""] + [f"{i + 1}. {s}" for i, s in enumerate(STEPS)]
+    lines += ["", "## Options", "", "| option | value |", "|---|---|"]
+    lines += [f"| {k} | `{v}` |" for k, v in info["options"].items()]
+    lines += ["", "## Tool versions", "", "| tool | version |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in info["tools"].items()]
+    lines += ["", "## Checks", "", "| check | result | detail |", "|---|---|---|"]
+    lines += [f"| {c.name} | {'pass' if c.passed else 'FAIL'} | {c.detail} |" for c in checks]
+    return "\n".join(lines) + "\n"
+
+
+def report_html(name: str, info: dict[str, Any], checks: tuple[Check, ...], renders: list[str]) -> str:
+    e = html.escape
+    rows = "".join(
+        f"<tr class='{'ok' if c.passed else 'bad'}'><td>{e(c.name)}</td><td>{'pass' if c.passed else 'FAIL'}</td>"
+        f"<td>{e(c.detail)}</td></tr>"
+        for c in checks
+    )
+    objs = "".join(
+        f"<tr><td>{e(o['name'])}</td><td>{e(o['label'])}</td><td>{e(o['role'])}</td><td>{o['mass']:.6g}</td>"
+        f"<td>{e(o['collision'])}</td></tr>"
+        for o in info["objects"]
+    )
+    imgs = "".join(f"<figure><img src='{e(r)}' width='480'><figcaption>{e(r)}</figcaption></figure>" for r in renders)
+    opts = "".join(f"<tr><td>{e(str(k))}</td><td>{e(str(v))}</td></tr>" for k, v in info["options"].items())
+    ins = "".join(f"<tr><td>{e(k)}</td><td><code>{e(v)}</code></td></tr>" for k, v in info["inputs"].items())
+    tools = "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in info["tools"].items())
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>"
+        + e(name)
+        + " export report</title><style>body{font-family:sans-serif}td{padding:2px 8px}"
+        + ".ok td:nth-child(2){color:green}.bad td:nth-child(2){color:red}</style></head><body>\n"
+        + f"<h1>{e(name)}</h1>\n<h2>Checks</h2><table>{rows}</table>\n<h2>Objects</h2><table>"
+        + "<tr><th>body</th><th>source</th><th>role</th><th>mass [kg]</th><th>collision</th></tr>"
+        + f"{objs}</table>\n<h2>Renders (visual | collision)</h2>{imgs}\n<h2>Inputs</h2><table>{ins}</table>\n"
+        + f"<h2>Options</h2><table>{opts}</table>\n<h2>Tools</h2><table>{tools}</table>\n</body></html>\n"
+    )

@@ -1,0 +1,141 @@
+"""Check a package the way a user would: compile, load the URDF, step 5 s, and measure what matters."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from real2sim.export.config import ValidateCfg
+from real2sim.export.inertia import inertia_problems
+
+from real2sim.errors import InputError
+from real2sim.results import Check
+
+
+def read_manifest(pkg_dir: Path) -> dict:
+    p = pkg_dir / "export.json"
+    if not p.is_file():
+        raise InputError(p, "not found: not a real2sim package (made by `real2sim export`)")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(p, f"malformed JSON ({exc})") from None
+
+
+def _body_geoms(model, body: int, group: int) -> list[int]:
+    return [g for g in range(model.ngeom) if model.geom_bodyid[g] == body and model.geom_group[g] == group]
+
+
+def _geom_mesh(model, g: int):
+    """The geom as a triangle mesh in its body's frame."""
+    import mujoco
+    import trimesh
+    from real2sim.export.primitives import Primitive
+
+    t = np.eye(4)
+    t[:3, :3] = np.asarray(
+        trimesh.transformations.quaternion_matrix(model.geom_quat[g])[:3, :3]
+    )
+    t[:3, 3] = model.geom_pos[g]
+    typ = int(model.geom_type[g])
+    if typ == int(mujoco.mjtGeom.mjGEOM_MESH):
+        m = model.geom_dataid[g]
+        v0, nv = model.mesh_vertadr[m], model.mesh_vertnum[m]
+        f0, nf = model.mesh_faceadr[m], model.mesh_facenum[m]
+        mesh = trimesh.Trimesh(model.mesh_vert[v0 : v0 + nv].astype(np.float64), model.mesh_face[f0 : f0 + nf],
+                               process=False)
+        mesh.apply_transform(t)
+        return mesh
+    kind = {int(mujoco.mjtGeom.mjGEOM_BOX): "box", int(mujoco.mjtGeom.mjGEOM_SPHERE): "sphere",
+            int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder", int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule"}[typ]
+    n = {"box": 3, "sphere": 1, "cylinder": 2, "capsule": 2}[kind]
+    return Primitive(kind, model.geom_pos[g].copy(), model.geom_quat[g].copy(), model.geom_size[g][:n].copy(),
+                     0.0).to_mesh()
+
+
+def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tuple[Check, ...]:
+    """All checks of a package folder (see ``ValidateCfg``); a package is good when every check passed."""
+    import mujoco
+
+    cfg = cfg or ValidateCfg()
+    cfg.validate()
+    pkg_dir = Path(pkg_dir)
+    if not pkg_dir.is_dir():
+        raise InputError(pkg_dir, "no such package folder")
+    man = read_manifest(pkg_dir)
+    name = man["name"]
+    max_hulls = cfg.max_hulls or man["budget"]["max_hulls"]
+    max_verts = cfg.max_hull_vertices or man["budget"]["max_hull_vertices"]
+    checks: list[Check] = []
+    try:
+        model = mujoco.MjModel.from_xml_path(str(pkg_dir / "scene.xml"))
+        checks.append(Check("mjcf compiles", True, f"scene.xml + {name}.xml: {model.nbody - 1} bodies"))
+    except Exception as exc:  # MuJoCo raises ValueError with its parser message
+        checks.append(Check("mjcf compiles", False, str(exc).splitlines()[0]))
+        return tuple(checks)
+    urdf = pkg_dir / f"{name}.urdf"
+    if cfg.check_urdf and urdf.is_file():
+        try:
+            um = mujoco.MjModel.from_xml_path(str(urdf))
+            checks.append(Check("urdf loads in mujoco", True, f"{um.nbody - 1} bodies, {um.ngeom} geoms"))
+        except Exception as exc:
+            checks.append(Check("urdf loads in mujoco", False, str(exc).splitlines()[0]))
+        try:
+            import yourdfpy
+
+            u = yourdfpy.URDF.load(str(urdf), build_scene_graph=True, load_meshes=True)
+            ok = u.validate()
+            checks.append(Check("urdf loads in yourdfpy", bool(ok), f"{len(u.link_map)} links"))
+        except Exception as exc:
+            checks.append(Check("urdf loads in yourdfpy", False, f"{exc.__class__.__name__}: {exc}"))
+
+    data = mujoco.MjData(model)
+    key = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_KEY, "home")
+    if key >= 0:
+        mujoco.mj_resetDataKeyframe(model, data, key)
+    mujoco.mj_forward(model, data)
+    pen = max([0.0] + [-float(data.contact[i].dist) for i in range(data.ncon)])
+    checks.append(Check("initial penetration", pen <= cfg.max_penetration, f"{pen * 1e3:.3f} mm at 'home'",
+                        pen, cfg.max_penetration))
+    objects = man["objects"]
+    bodies = {o["name"]: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, o["name"]) for o in objects}
+    x0 = {n: data.xpos[b].copy() for n, b in bodies.items()}
+    steps = int(round(cfg.sim_seconds / model.opt.timestep))
+    for _ in range(steps):
+        mujoco.mj_step(model, data)
+    nwarn = int(sum(w.number for w in data.warning))
+    finite = bool(np.all(np.isfinite(data.qpos)))
+    kinds = [mujoco.mjtWarning(i).name for i, w in enumerate(data.warning) if w.number]
+    checks.append(Check("no mujoco warnings", nwarn == 0 and finite,
+                        f"{nwarn} warnings {kinds} in {cfg.sim_seconds:g} s" if nwarn else
+                        f"none in {cfg.sim_seconds:g} s ({steps} steps)", float(nwarn), 0.0))
+    for o in objects:
+        n, b = o["name"], bodies[o["name"]]
+        label = o.get("label", n)
+        if o["role"] == "dynamic":
+            d = float(np.linalg.norm(data.xpos[b] - x0[n]))
+            checks.append(Check(f"rest drift {label}", d < cfg.max_drift, f"{d * 1e3:.3f} mm in {cfg.sim_seconds:g} s",
+                                d, cfg.max_drift))
+        i = np.diag(model.body_inertia[b])
+        probs = inertia_problems(i) + ([] if model.body_mass[b] > 0 else ["mass <= 0"])
+        checks.append(Check(f"inertia {label}", not probs, "; ".join(probs) or
+                            f"mass {model.body_mass[b]:.4g} kg, principal {np.round(model.body_inertia[b], 8).tolist()}"))
+        cols = _body_geoms(model, b, 3)
+        nverts = [int(model.mesh_vertnum[model.geom_dataid[g]]) for g in cols
+                  if int(model.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_MESH)]
+        within = 1 <= len(cols) <= max_hulls and all(v <= max_verts for v in nverts)
+        checks.append(Check(f"hull budget {label}", within,
+                            f"{len(cols)} geoms (max {max_hulls}), max {max(nverts, default=0)} vertices (max {max_verts})",
+                            float(len(cols)), float(max_hulls)))
+        vis = _body_geoms(model, b, 2)
+        if vis and cols:
+            import trimesh
+            from real2sim.export.fidelity import hull_fidelity
+
+            surf = trimesh.util.concatenate([_geom_mesh(model, g) for g in vis])
+            fid = hull_fidelity(surf, [_geom_mesh(model, g) for g in cols], samples=cfg.samples)
+            checks.append(Check(f"collision-to-surface {label}", fid.hausdorff_rel <= cfg.max_surface_distance,
+                                f"Hausdorff {fid.hausdorff * 1e3:.2f} mm ({fid.hausdorff_rel:.1%} of diagonal)",
+                                fid.hausdorff_rel, cfg.max_surface_distance))
+    return tuple(checks)
