@@ -1,14 +1,40 @@
-"""`real2sim export` (not built yet)."""
+"""`real2sim export SCENE_DIR -o PKG_DIR`: a scene folder to a checked MuJoCo/URDF package."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from real2sim.errors import NotBuiltError
 
+@click.command("export")
+@click.argument("scene_dir", type=click.Path(path_type=Path))
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(path_type=Path), help="Package folder to write.")
+@click.option("--format", "formats", default="mjcf,urdf", show_default=True, help="Comma list of mjcf, urdf.")
+@click.option("--max-hulls", default=32, show_default=True, help="Convex hulls per object.")
+@click.option("--max-hull-vertices", default=64, show_default=True, help="Vertices per hull.")
+@click.option("--workers", default=0, show_default=True, help="Worker processes (0 = one per core).")
+@click.option("--name", default="", help="Model name (default: the scene folder's name).")
+@click.option("--no-cache", is_flag=True, help="Recompute convex decompositions instead of reusing cached ones.")
+def command(
+    scene_dir: Path, out_dir: Path, formats: str, max_hulls: int, max_hull_vertices: int, workers: int, name: str,
+    no_cache: bool,
+) -> None:
+    """Export SCENE_DIR (scene.json + meshes/) to a validated sim package."""
+    from real2sim.cli import echo_summary
+    from real2sim.export.config import ExportCfg
+    from real2sim.export.package import run_export
 
-@click.command("export", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def command(args: tuple[str, ...]) -> None:
-    """Not built yet."""
-    raise NotBuiltError("'real2sim export' is not built yet")
+    cfg = ExportCfg(
+        scene_dir=scene_dir,
+        out_dir=out_dir,
+        name=name,
+        formats=tuple(f.strip() for f in formats.split(",") if f.strip()),
+        max_hulls=max_hulls,
+        max_hull_vertices=max_hull_vertices,
+        workers=workers,
+        cache=not no_cache,
+    )
+    pkg = run_export(cfg)
+    echo_summary(f"wrote {pkg.path} ({pkg.scene_xml.name}, {pkg.mjcf.name}"
+                 + (f", {pkg.urdf.name}" if pkg.urdf else "") + f"): {len(pkg.checks)} checks passed")

@@ -1,14 +1,39 @@
-"""`real2sim validate` (not built yet)."""
+"""`real2sim validate PKG_DIR [--json]`: run the package checks; exit 0 only if all pass."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from real2sim.errors import NotBuiltError
 
+@click.command("validate")
+@click.argument("pkg_dir", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON instead of a table.")
+@click.pass_context
+def command(ctx: click.Context, pkg_dir: Path, as_json: bool) -> None:
+    """Compile, load and step the package in PKG_DIR and report every check."""
+    from real2sim.atomic import dumps_json
+    from real2sim.export.validate import validate_package
 
-@click.command("validate", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def command(args: tuple[str, ...]) -> None:
-    """Not built yet."""
-    raise NotBuiltError("'real2sim validate' is not built yet")
+    checks = validate_package(pkg_dir)
+    if as_json:
+        click.echo(dumps_json([
+            {"name": c.name, "passed": c.passed, "detail": c.detail, "value": c.value, "limit": c.limit}
+            for c in checks
+        ]), nl=False)
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        t = Table(title=f"validate {pkg_dir}")
+        for col in ("check", "result", "detail"):
+            t.add_column(col)
+        for c in checks:
+            t.add_row(c.name, "[green]pass[/]" if c.passed else "[red]FAIL[/]", c.detail)
+        Console(width=140).print(t)
+    failed = sum(not c.passed for c in checks)
+    if failed:
+        if not as_json:
+            click.echo(f"{failed} of {len(checks)} checks failed", err=True)
+        ctx.exit(1)
