@@ -15,10 +15,10 @@ from typing import Protocol
 
 import numpy as np
 import trimesh
+from real2sim.recon.support import polygon_signed_distance
 from scipy.spatial import ConvexHull, QhullError, cKDTree
 
 from real2sim.errors import StageError
-from real2sim.recon.support import polygon_signed_distance
 
 
 class MeshCfg(Protocol):
@@ -45,20 +45,39 @@ def _marching_cubes(volume: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def signed_distance(
-    grid: np.ndarray, points: np.ndarray, normals: np.ndarray, k: int, sigma: float
+    lo: np.ndarray, h: float, shape: tuple[int, int, int], points: np.ndarray, normals: np.ndarray, k: int
 ) -> np.ndarray:
-    """Hoppe-style signed distance at ``grid`` points (M, 3) from oriented ``points``: positive outside."""
-    tree = cKDTree(points)
+    """Hoppe-style signed distance on the grid ``lo + h * index`` from oriented ``points``: positive outside.
+
+    The nearest point of every grid node comes from a Euclidean distance transform of the occupied voxels (linear
+    time); far from the surface only the sign matters and comes from that point's tangent plane. Within a thin
+    band around the points the value is a Gaussian-weighted mean of the tangent-plane distances of the ``k``
+    nearest points (a smooth, sub-voxel zero crossing).
+    """
+    from scipy import ndimage
+
+    ijk = np.clip(np.rint((points - lo) / h).astype(np.int64), 0, np.array(shape) - 1)
+    rep = np.full(shape, -1, dtype=np.int64)
+    rep[ijk[:, 0], ijk[:, 1], ijk[:, 2]] = np.arange(len(points))
+    idx = ndimage.distance_transform_edt(rep < 0, return_distances=False, return_indices=True)
+    near = rep[idx[0], idx[1], idx[2]].ravel()
+    del idx
+    axes = [lo[i] + h * np.arange(shape[i]) for i in range(3)]
+    grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
+    diff = grid - points[near]
+    d1 = np.linalg.norm(diff, axis=1)
+    plane1 = np.einsum("mj,mj->m", diff, normals[near])
+    sd = np.where(plane1 >= 0, 1.0, -1.0) * np.maximum(d1, np.abs(plane1))
+    sigma = 1.5 * h
+    band = np.flatnonzero(d1 < 2.5 * h)
     k = min(k, len(points))
-    d, idx = tree.query(grid, k=k, workers=-1)
-    if k == 1:
-        d, idx = d[:, None], idx[:, None]
-    diff = grid[:, None, :] - points[idx]
-    plane = np.einsum("mkj,mkj->mk", diff, normals[idx])
-    w = np.exp(-((d - d[:, :1]) ** 2) / (2 * sigma**2))
-    sd = (w * plane).sum(axis=1) / w.sum(axis=1)
-    # Far from the surface keep the magnitude honest: at least the distance to the nearest point.
-    return np.sign(sd) * np.maximum(np.abs(sd), np.maximum(d[:, 0] - 2 * sigma, 0.0))
+    if len(band) and k > 1:
+        g = grid[band]
+        d, nn = cKDTree(points).query(g, k=k, workers=-1)
+        plane = np.einsum("mkj,mkj->mk", g[:, None, :] - points[nn], normals[nn])
+        w = np.exp(-((d - d[:, :1]) ** 2) / (2 * sigma**2))
+        sd[band] = (w * plane).sum(axis=1) / w.sum(axis=1)
+    return sd
 
 
 def mesh_object(
@@ -84,15 +103,16 @@ def mesh_object(
     lo = lo - pad * h
     shape = np.ceil((hi + pad * h - lo) / h).astype(int) + 1
     axes = [lo[i] + h * np.arange(shape[i]) for i in range(3)]
-    gx, gy, gz = np.meshgrid(*axes, indexing="ij")
-    grid = np.stack([gx.ravel(), gy.ravel(), gz.ravel()], axis=1)
-    sd = signed_distance(grid, points, normals, k=8, sigma=1.5 * h)
+    sd = signed_distance(lo, h, tuple(int(x) for x in shape), points, normals, k=8)
     if support_z is not None:
-        sd = np.maximum(sd, support_z - grid[:, 2])
+        zz = np.broadcast_to(axes[2][None, None, :], tuple(shape)).ravel()
+        sd = np.maximum(sd, support_z - zz)
         xy = points[:, :2]
         try:
             hull = xy[ConvexHull(xy).vertices]
-            sd = np.maximum(sd, polygon_signed_distance(grid[:, :2], hull))
+            gxy = np.stack(np.meshgrid(axes[0], axes[1], indexing="ij"), axis=-1).reshape(-1, 2)
+            foot = polygon_signed_distance(gxy, hull).reshape(shape[0], shape[1], 1)
+            sd = np.maximum(sd.reshape(shape), foot).ravel()
         except QhullError:
             pass
     vol = sd.reshape(shape)
@@ -122,27 +142,29 @@ def decimate(mesh: trimesh.Trimesh, max_triangles: int) -> trimesh.Trimesh:
     """Quadric decimation to at most ``max_triangles``; kept only if the result is still watertight."""
     if len(mesh.faces) <= max_triangles:
         return mesh
-    import open3d as o3d
+    try:
+        import fast_simplification
 
-    m = o3d.geometry.TriangleMesh(
-        o3d.utility.Vector3dVector(mesh.vertices), o3d.utility.Vector3iVector(mesh.faces.astype(np.int32))
-    )
-    m = m.simplify_quadric_decimation(target_number_of_triangles=int(max_triangles))
-    m.remove_degenerate_triangles()
-    m.remove_duplicated_triangles()
-    m.remove_unreferenced_vertices()
-    out = trimesh.Trimesh(np.asarray(m.vertices), np.asarray(m.triangles), process=True)
+        v, f = fast_simplification.simplify(
+            np.asarray(mesh.vertices, dtype=np.float64), np.asarray(mesh.faces), target_count=int(max_triangles)
+        )
+    except ImportError:  # slower fallback
+        import open3d as o3d
+
+        m = o3d.geometry.TriangleMesh(
+            o3d.utility.Vector3dVector(mesh.vertices), o3d.utility.Vector3iVector(mesh.faces.astype(np.int32))
+        )
+        m = m.simplify_quadric_decimation(target_number_of_triangles=int(max_triangles))
+        v, f = np.asarray(m.vertices), np.asarray(m.triangles)
+    out = trimesh.Trimesh(v, f, process=True)
     if out.is_watertight and out.is_winding_consistent and len(out.faces) > 0:
         return out
-    try:
-        import pymeshfix
+    import pymeshfix
 
-        vclean, fclean = pymeshfix.clean_from_arrays(np.asarray(out.vertices), np.asarray(out.faces))
-        fixed = trimesh.Trimesh(vclean, fclean, process=True)
-        if fixed.is_watertight and fixed.is_winding_consistent:
-            return fixed
-    except ImportError:
-        pass
+    vclean, fclean = pymeshfix.clean_from_arrays(np.asarray(out.vertices), np.asarray(out.faces))
+    fixed = trimesh.Trimesh(vclean, fclean, process=True)
+    if fixed.is_watertight and fixed.is_winding_consistent and len(fixed.faces) <= max_triangles:
+        return fixed
     return mesh
 
 

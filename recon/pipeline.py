@@ -16,15 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import trimesh
-from scipy.spatial import cKDTree
-
-from real2sim.errors import InputError
-from real2sim.provenance import Provenance
 from real2sim.recon.mesh import mesh_object
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.pointcloud_io import PointCloud
 from real2sim.recon.segment import segment_objects
 from real2sim.recon.support import fit_support, inside_polygon, voxel_downsample
+from scipy.spatial import cKDTree
+
+from real2sim.errors import InputError
+from real2sim.provenance import Provenance
 from real2sim.scene import Scene, SceneObject, Support
 
 

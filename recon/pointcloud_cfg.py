@@ -6,8 +6,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from real2sim.errors import ConfigError
 from real2sim.recon.pointcloud_io import UNITS
+
+from real2sim.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,172 @@
+"""Registration of several scans of one scene into one frame.
+
+Given poses (JSON ``{file: world_from_sensor}`` or ``bun.conf``-style ``bmesh <file> tx ty tz qx qy qz qw``) are
+used as they are. Otherwise every pair of scans is aligned globally (FPFH features + RANSAC) and refined by
+point-to-plane ICP; pairs with enough overlap become edges of a pose graph, which Open3D optimises with the first
+scan as the anchor. A scan with no good edge to the others is reported by name (``StageError``), never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from real2sim.errors import InputError, StageError
+
+
+def quat_xyzw_to_matrix(q: np.ndarray) -> np.ndarray:
+    x, y, z, w = np.asarray(q, dtype=np.float64) / np.linalg.norm(q)
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def read_poses(path: str | Path) -> dict[str, np.ndarray]:
+    """``{file name: world_from_scan 4x4}`` from a JSON file or a ``bun.conf``-style file.
+
+    ``bun.conf`` lines ``bmesh <file> tx ty tz qx qy qz qw`` place a scan as ``p_world = R(q)^T p + t`` (the
+    convention of the Stanford scanning repository's files, where the stored quaternion is the conjugate).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "poses file not found")
+    text = path.read_text(encoding="utf-8", errors="replace")
+    out: dict[str, np.ndarray] = {}
+    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+        try:
+            d = json.loads(text)
+            for k, v in d.items():
+                m = np.asarray(v, dtype=np.float64)
+                if m.shape != (4, 4) or not np.isfinite(m).all():
+                    raise ValueError(f"pose of {k!r} is not a finite 4x4 matrix")
+                out[Path(k).name] = m
+        except (json.JSONDecodeError, ValueError, TypeError, AttributeError) as exc:
+            raise InputError(path, f"malformed poses JSON ({exc}); expected {{file: 4x4 world_from_sensor}}") from None
+        return out
+    for ln, line in enumerate(text.splitlines(), 1):
+        tok = line.split()
+        if not tok or tok[0] != "bmesh":
+            continue
+        if len(tok) != 9:
+            raise InputError(path, f"line {ln}: expected 'bmesh <file> tx ty tz qx qy qz qw'")
+        try:
+            t = np.array([float(x) for x in tok[2:5]])
+            q = np.array([float(x) for x in tok[5:9]])
+        except ValueError:
+            raise InputError(path, f"line {ln}: non-numeric pose") from None
+        m = np.eye(4)
+        m[:3, :3] = quat_xyzw_to_matrix(q).T
+        m[:3, 3] = t
+        out[Path(tok[1]).name] = m
+    if not out:
+        raise InputError(path, "no poses found (JSON {file: 4x4} or 'bmesh <file> tx ty tz qx qy qz qw' lines)")
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Registration:
+    """``world_from_scan`` per scan (the first scan is the world frame) and each scan's best pair fitness."""
+
+    world_from_scan: tuple[np.ndarray, ...]
+    fitness: tuple[float, ...]
+
+
+def _prep(points: np.ndarray, voxel: float):
+    import open3d as o3d
+
+    pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points))
+    pc = pc.voxel_down_sample(voxel)
+    pc.estimate_normals(o3d.geometry.KDTreeSearchParamHybrid(radius=2.5 * voxel, max_nn=30))
+    feat = o3d.pipelines.registration.compute_fpfh_feature(
+        pc, o3d.geometry.KDTreeSearchParamHybrid(radius=5 * voxel, max_nn=100)
+    )
+    return pc, feat
+
+
+def _pair(src, dst, fs, fd, voxel: float, seed: int) -> tuple[np.ndarray, float, np.ndarray]:
+    import open3d as o3d
+
+    reg = o3d.pipelines.registration
+    o3d.utility.random.seed(seed)
+    ransac = reg.registration_ransac_based_on_feature_matching(
+        src, dst, fs, fd, True, 1.5 * voxel,
+        reg.TransformationEstimationPointToPoint(False), 3,
+        [reg.CorrespondenceCheckerBasedOnEdgeLength(0.9), reg.CorrespondenceCheckerBasedOnDistance(1.5 * voxel)],
+        reg.RANSACConvergenceCriteria(50000, 0.999),
+    )  # fmt: skip
+    T = ransac.transformation
+    for dist in (2.0 * voxel, 1.0 * voxel, 0.5 * voxel):
+        icp = reg.registration_icp(
+            src, dst, dist, T, reg.TransformationEstimationPointToPlane(), reg.ICPConvergenceCriteria(max_iteration=60)
+        )
+        T = icp.transformation
+    info = reg.get_information_matrix_from_point_clouds(src, dst, 0.5 * voxel, T)
+    return np.asarray(T), float(icp.fitness), info
+
+
+def register_scans(
+    scans: list[np.ndarray], names: list[str], *, voxel: float, min_fitness: float, seed: int
+) -> Registration:
+    """Global registration of ``scans`` (each (N, 3) in its own frame) into the first scan's frame."""
+    import open3d as o3d
+
+    reg = o3d.pipelines.registration
+    n = len(scans)
+    if n == 1:
+        return Registration((np.eye(4),), (1.0,))
+    if voxel <= 0:
+        allp = np.concatenate(scans)
+        voxel = float(np.linalg.norm(allp.max(axis=0) - allp.min(axis=0))) / 60
+    prepped = [_prep(s, voxel) for s in scans]
+    edges = []
+    best = np.zeros(n)
+    for i in range(n):
+        for j in range(i + 1, n):
+            T, fit, info = _pair(prepped[j][0], prepped[i][0], prepped[j][1], prepped[i][1], voxel, seed)
+            best[i] = max(best[i], fit)
+            best[j] = max(best[j], fit)
+            if fit >= min_fitness:
+                edges.append((i, j, T, fit, info))  # T: scan_i_from_scan_j
+    # initial poses: maximum-fitness spanning tree from scan 0
+    poses: list[np.ndarray | None] = [None] * n
+    poses[0] = np.eye(4)
+    tree_edges: set = {None}
+    for _ in range(n):
+        cand = [(f, i, j, T) for i, j, T, f, _ in edges if (poses[i] is None) != (poses[j] is None)]
+        if not cand:
+            break
+        f, i, j, T = max(cand, key=lambda c: c[0])
+        tree_edges.add((i, j))
+        if poses[i] is not None:
+            poses[j] = poses[i] @ T
+        else:
+            poses[i] = poses[j] @ np.linalg.inv(T)
+    tree_edges.discard(None)
+    missing = [names[k] for k in range(n) if poses[k] is None]
+    if missing:
+        raise StageError(
+            f"could not register {', '.join(missing)} to the other scans (best overlap "
+            f"{', '.join(f'{best[names.index(m)]:.2f}' for m in missing)}, need {min_fitness}); "
+            "give poses with --poses or add scans that overlap"
+        )
+    graph = reg.PoseGraph()
+    for P in poses:
+        graph.nodes.append(reg.PoseGraphNode(np.asarray(P)))
+    for i, j, T, _, info in edges:
+        graph.edges.append(reg.PoseGraphEdge(j, i, T, info, uncertain=(i, j) not in tree_edges))
+    reg.global_optimization(
+        graph,
+        reg.GlobalOptimizationLevenbergMarquardt(),
+        reg.GlobalOptimizationConvergenceCriteria(),
+        reg.GlobalOptimizationOption(max_correspondence_distance=voxel, edge_prune_threshold=0.25, reference_node=0),
+    )
+    out = [np.asarray(graph.nodes[k].pose) for k in range(n)]
+    anchor = np.linalg.inv(out[0])
+    return Registration(tuple(anchor @ P for P in out), tuple(float(b) for b in best))
