@@ -62,6 +62,8 @@ def resolve(specs: list[ParamSpec] | tuple[ParamSpec, ...], model) -> list[Resol
         hits = [i for i, n in enumerate(names) if n and fnmatch.fnmatchcase(n, element)]
         if kind == "joint":
             hits = [i for i in hits if model.jnt_type[i] in (2, 3)]  # slide/hinge: one dof
+        if kind == "body":
+            hits = [i for i in hits if i > 0]  # never the world body
         if not hits:
             raise ConfigError(
                 f"parameter {spec.name!r}: no {kind} named {element!r} in the model "
@@ -142,8 +144,9 @@ def default_bounds(p: Resolved, value: float) -> tuple[float, float]:
         dlo, dhi = 0.2 * scale, 5.0 * scale
     elif p.attribute == "com":
         dlo, dhi = value - 0.5, value + 0.5
-    else:  # bias
-        dlo, dhi = value - 10.0 * scale, value + 10.0 * scale
+    else:  # bias [N or N·m]: a constant offset, up to 1 (or 10 × its size)
+        span = max(10.0 * abs(value), 1.0)
+        dlo, dhi = value - span, value + span
     return (lo if math.isfinite(lo) else dlo, hi if math.isfinite(hi) else dhi)
 
 
