@@ -1,0 +1,165 @@
+"""Gaussian splats to geometry: remove transparent, oversized and floating Gaussians, turn the rest into oriented
+surface samples (centre + the axis of least extent as the normal) and mesh them watertight and coloured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import trimesh
+from real2sim.recon.splat_io import GaussianSplat
+from scipy.spatial import cKDTree
+
+from real2sim.errors import ConfigError, StageError
+
+
+@dataclass(frozen=True)
+class SplatCleanCfg:
+    """Which Gaussians count as surface."""
+
+    min_opacity: float = 0.5
+    """Gaussians more transparent than this (activated opacity) are dropped."""
+    max_scale_ratio: float = 10.0
+    """Gaussians whose largest axis exceeds this multiple of the median largest axis are dropped (oversized)."""
+    max_scale_extent: float = 0.1
+    """... or exceeds this fraction of the splat's robust extent (the 1-99 % range of the centres)."""
+    outlier_neighbors: int = 16
+    """Floaters: neighbours considered for the statistical outlier test (0 turns it off)."""
+    outlier_std: float = 3.0
+    """Floaters: mean neighbour distance above mean + this many std."""
+    min_cluster_fraction: float = 0.02
+    """Floaters: connected groups of Gaussians holding less than this share of the kept ones are dropped."""
+
+    def validate(self) -> None:
+        if not 0 <= self.min_opacity < 1:
+            raise ConfigError(f"min_opacity must be in [0, 1); got {self.min_opacity}")
+        if self.max_scale_ratio <= 1 or not 0 < self.max_scale_extent <= 1:
+            raise ConfigError("max_scale_ratio must be > 1 and max_scale_extent in (0, 1]")
+        if self.outlier_neighbors < 0 or self.outlier_std <= 0 or not 0 <= self.min_cluster_fraction < 1:
+            raise ConfigError("outlier_neighbors >= 0, outlier_std > 0, min_cluster_fraction in [0, 1) required")
+
+
+def clean_mask(splat: GaussianSplat, cfg: SplatCleanCfg = SplatCleanCfg()) -> np.ndarray:
+    """Boolean mask of the Gaussians kept as surface."""
+    cfg.validate()
+    keep = splat.opacities >= cfg.min_opacity
+    big = splat.scales.max(axis=1)
+    lo, hi = np.percentile(splat.means, [1, 99], axis=0)
+    extent = float(np.max(hi - lo))
+    if keep.any():
+        med = float(np.median(big[keep]))
+        keep &= big <= cfg.max_scale_ratio * med
+        keep &= big <= cfg.max_scale_extent * extent
+    idx = np.flatnonzero(keep)
+    if len(idx) < 20:
+        raise StageError(f"{splat.source or 'splat'}: only {len(idx)} opaque, compact Gaussians; nothing to mesh")
+    pts = splat.means[idx]
+    k = min(cfg.outlier_neighbors, len(idx) - 1)
+    tree = cKDTree(pts)
+    if k > 0:
+        d, _ = tree.query(pts, k=k + 1)
+        md = d[:, 1:].mean(axis=1)
+        ok = md <= md.mean() + cfg.outlier_std * md.std()
+        idx, pts = idx[ok], pts[ok]
+        tree = cKDTree(pts)
+        d, _ = tree.query(pts, k=min(k + 1, len(pts)))
+        md = d[:, 1:].mean(axis=1)
+    else:
+        d, _ = tree.query(pts, k=2)
+        md = d[:, 1]
+    # Connected groups at a link length of a few typical spacings; small detached groups are floaters.
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    link = 3.0 * float(np.median(md))
+    pairs = tree.query_pairs(link, output_type="ndarray")
+    g = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(pts), len(pts)))
+    _, comp = connected_components(g, directed=False)
+    sizes = np.bincount(comp)
+    big_comp = sizes >= cfg.min_cluster_fraction * len(pts)
+    big_comp[np.argmax(sizes)] = True
+    idx = idx[big_comp[comp]]
+    mask = np.zeros(len(splat), dtype=bool)
+    mask[idx] = True
+    return mask
+
+
+def surface_samples(splat: GaussianSplat, k_normals: int = 16) -> tuple[np.ndarray, np.ndarray]:
+    """Oriented samples: Gaussian centres, normals along each Gaussian's shortest axis where it is flat (shortest
+    axis < half the middle one), else the local PCA normal of the centres; oriented outward (away from the
+    centroid, then made consistent with the neighbours by majority vote)."""
+    pts = splat.means
+    rot = splat.rotation_matrices()
+    order = np.argsort(splat.scales, axis=1)
+    short = order[:, 0]
+    n_g = rot[np.arange(len(pts)), :, short]  # column = axis of the shortest scale
+    s_sorted = np.take_along_axis(splat.scales, order, axis=1)
+    flat = s_sorted[:, 0] < 0.5 * s_sorted[:, 1]
+    tree = cKDTree(pts)
+    k = min(k_normals, len(pts))
+    _, nn = tree.query(pts, k=k)
+    nb = pts[nn] - pts[nn].mean(axis=1, keepdims=True)
+    cov = np.einsum("nki,nkj->nij", nb, nb)
+    _, vecs = np.linalg.eigh(cov)
+    n_pca = vecs[:, :, 0]
+    n = np.where(flat[:, None], n_g, n_pca)
+    n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-18
+    c = pts.mean(axis=0)
+    n *= np.where(np.einsum("ij,ij->i", n, pts - c) < 0, -1.0, 1.0)[:, None]
+    for _ in range(3):  # smooth the orientation: flip where most neighbours disagree
+        agree = np.einsum("nkj,nj->nk", n[nn[:, 1:]], n)
+        flip = (agree < 0).mean(axis=1) > 0.5
+        if not flip.any():
+            break
+        n[flip] *= -1
+    return pts, n
+
+
+def colour_mesh(mesh: trimesh.Trimesh, points: np.ndarray, colors: np.ndarray) -> trimesh.Trimesh:
+    """Vertex colours from the nearest sample's RGB (0..1)."""
+    _, i = cKDTree(points).query(mesh.vertices)
+    rgba = np.concatenate([colors[i], np.ones((len(i), 1))], axis=1)
+    mesh.visual.vertex_colors = np.round(rgba * 255).astype(np.uint8)
+    return mesh
+
+
+def surface_distance_fraction(mesh: trimesh.Trimesh, points: np.ndarray, tol: float) -> float:
+    """Share of ``points`` within ``tol`` of the mesh surface."""
+    _, d, _ = trimesh.proximity.closest_point(mesh, points)
+    return float(np.mean(d <= tol))
+
+
+def splat_solid_mesh(splat: GaussianSplat, cells: int = 128, close: int = 3, sigmas: float = 1.5) -> trimesh.Trimesh:
+    """Watertight mesh of the solid the Gaussians bound: each Gaussian marks voxels at its centre and at
+    ``± sigmas`` standard deviations along its three axes, the occupancy is closed (``close`` voxels), its holes
+    filled, the largest part kept, lightly smoothed and contoured (marching cubes at 0.5)."""
+    from real2sim.recon.mesh import _marching_cubes, ensure_closed
+    from scipy import ndimage
+
+    rot = splat.rotation_matrices()
+    offs = [sgn * sigmas * rot[:, :, a] * splat.scales[:, a : a + 1] for a in range(3) for sgn in (-1.0, 1.0)]
+    pts = np.concatenate([splat.means] + [splat.means + o for o in offs])
+    lo, hi = splat.means.min(axis=0), splat.means.max(axis=0)
+    h = float((hi - lo).max()) / cells
+    pad = close + 3
+    lo = lo - pad * h
+    shape = np.ceil((hi - lo) / h).astype(int) + pad + 1
+    ijk = np.clip(np.floor((pts - lo) / h).astype(int), 0, shape - 1)
+    occ = np.zeros(shape, dtype=bool)
+    occ[tuple(ijk.T)] = True
+    st = ndimage.generate_binary_structure(3, 1)
+    occ = ndimage.binary_closing(occ, st, iterations=close)
+    occ = ndimage.binary_fill_holes(occ)
+    lab, _ = ndimage.label(occ)
+    sizes = np.bincount(lab.ravel())
+    sizes[0] = 0
+    occ = lab == int(np.argmax(sizes))
+    vol = ndimage.gaussian_filter(occ.astype(np.float64), 1.0)
+    v, f = _marching_cubes(0.5 - vol)  # negative inside
+    if len(f) == 0:
+        raise StageError("splat meshing produced no surface")
+    mesh = trimesh.Trimesh(lo + (v + 0.5) * h, f, process=True)
+    if mesh.volume < 0:
+        mesh.invert()
+    return ensure_closed(mesh)

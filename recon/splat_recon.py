@@ -1,0 +1,122 @@
+"""``real2sim recon splat``: a trained 3D Gaussian splat (PLY) to a ``Scene``.
+
+Gaussians are read and activated (``splat_io``), cleaned and turned into oriented surface samples (``splat``),
+scaled to metres, then either meshed alone (``object_only``: one object, no support in view) or handed to the
+point-cloud path (``points_to_scene``: support plane, segmentation, per-object meshing).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+from real2sim.recon.splat import SplatCleanCfg, clean_mask, colour_mesh, splat_solid_mesh, surface_samples
+from real2sim.recon.splat_io import GaussianSplat, read_splat
+
+from real2sim.errors import ConfigError
+from real2sim.provenance import Provenance
+from real2sim.scene import Scene, SceneObject, Support, save_scene
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SplatReconCfg:
+    """Options of ``real2sim recon splat``."""
+
+    input: Path = Path()
+    """The splat PLY (INRIA 3DGS, nerfstudio ns-export or SuperSplat uncompressed layout)."""
+    out_dir: Path | None = None
+    """Scene folder to write; ``None``: return the scene only."""
+    scale: float | None = None
+    """Metres per splat unit (splats have no inherent scale); ``None``: 1 (the splat is taken to be metric)."""
+    object_only: bool = False
+    """One object with no support in view (e.g. a splat cropped to the object)."""
+    clean: SplatCleanCfg = field(default_factory=SplatCleanCfg)
+    """Which Gaussians are kept as surface."""
+    mesh_max_cells: int = 128
+    """Meshing grid cells along the object's largest extent."""
+    max_triangles: int = 20000
+    """Triangle budget per object mesh."""
+    density: float = 500.0
+    """Density [kg/m^3] of the objects."""
+
+    def validate(self) -> SplatReconCfg:
+        if self.scale is not None and not (np.isfinite(self.scale) and self.scale > 0):
+            raise ConfigError(f"scale must be a positive number of metres per splat unit; got {self.scale}")
+        if self.mesh_max_cells < 8 or self.max_triangles < 12 or not self.density > 0:
+            raise ConfigError("mesh_max_cells >= 8, max_triangles >= 12 and density > 0 are required")
+        self.clean.validate()
+        return self
+
+
+@dataclass(frozen=True, eq=False)
+class SplatReconOutput:
+    """The scene, the map from splat units/frame to the scene frame, and which Gaussians were kept."""
+
+    scene: Scene
+    world_from_splat: np.ndarray
+    kept: np.ndarray
+    splat: GaussianSplat
+
+
+def splat_to_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput:
+    """Clean, sample and mesh an activated splat."""
+    cfg.validate()
+    scale = 1.0 if cfg.scale is None else float(cfg.scale)
+    kept = clean_mask(splat, cfg.clean)
+    sub = splat.subset(kept)
+    pts, nrm = surface_samples(sub)
+    pts = pts * scale
+    name = Path(splat.source).name or "splat"
+    if cfg.object_only:
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        shift = np.array([-0.5 * (lo[0] + hi[0]), -0.5 * (lo[1] + hi[1]), -lo[2]])
+        w = pts + shift
+        solid = GaussianSplat(w, sub.scales * scale, sub.rotations, sub.opacities, sub.colors, splat.source)
+        mesh = splat_solid_mesh(solid, cells=cfg.mesh_max_cells)
+        if len(mesh.faces) > cfg.max_triangles:
+            from real2sim.recon.mesh import decimate, ensure_closed
+
+            mesh = ensure_closed(decimate(mesh, cfg.max_triangles))
+        mesh = colour_mesh(mesh, w, sub.colors)
+        rgb = np.median(sub.colors, axis=0)
+        obj = SceneObject(
+            name="object_1", mesh=mesh, density=cfg.density,
+            rgba=(round(float(rgb[0]), 4), round(float(rgb[1]), 4), round(float(rgb[2]), 4), 1.0),
+            source=f"{name}#object",
+        )  # fmt: skip
+        world_from_splat = np.eye(4)
+        world_from_splat[:3, :3] *= scale
+        world_from_splat[:3, 3] = shift
+        scene = Scene(Support("plane", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0)), (obj,), {name: world_from_splat})
+    else:
+        from real2sim.recon.pipeline import points_to_scene
+        from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+        from real2sim.recon.pointcloud_io import PointCloud
+
+        pc_cfg = replace(PointCloudReconCfg(), mesh_max_cells=cfg.mesh_max_cells, max_triangles=cfg.max_triangles,
+                         density=cfg.density).validate()  # fmt: skip
+        out = points_to_scene(PointCloud(pts, colors=sub.colors, normals=nrm, source=name), pc_cfg, input_name=name)
+        s = np.eye(4)
+        s[:3, :3] *= scale
+        world_from_splat = out.world_from_input @ s
+        scene = replace(out.scene, world_from_input={name: world_from_splat})
+    return SplatReconOutput(scene, world_from_splat, kept, splat)
+
+
+def run_recon_splat(cfg: SplatReconCfg) -> SplatReconOutput:
+    """Read the splat, build the scene and (with ``out_dir``) write the scene folder atomically."""
+    cfg.validate()
+    splat = read_splat(cfg.input)
+    out = splat_to_scene(splat, cfg)
+    opts = {"scale": cfg.scale, "object_only": cfg.object_only, "min_opacity": cfg.clean.min_opacity,
+            "mesh_max_cells": cfg.mesh_max_cells, "kept_gaussians": int(out.kept.sum()), "gaussians": len(splat)}
+    steps = ("read splat", "activate", "remove transparent/oversized/floating Gaussians", "surface samples",
+             "segment + mesh" if not cfg.object_only else "mesh object")  # fmt: skip
+    scene = replace(out.scene, provenance=Provenance.for_inputs([cfg.input], steps, opts))
+    if cfg.out_dir is not None:
+        save_scene(scene, cfg.out_dir)
+    return replace(out, scene=scene)
