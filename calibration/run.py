@@ -119,6 +119,7 @@ class Problem:
     train: list[Trajectory]
     holdout: list[Trajectory]
     notes: list[str]
+    model_path: Path | None = None
 
 
 def build_problem(cfg: CalibrateCfg) -> Problem:
@@ -153,7 +154,7 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
     lower, upper = bounds[:, 0], bounds[:, 1]
     x0 = np.clip(x0, lower, upper)
     log_mask = np.array([p.spec.log_scale for p in params], bool)
-    return Problem(model, params, x0, lower, upper, log_mask, train, hold, notes)
+    return Problem(model, params, x0, lower, upper, log_mask, train, hold, notes, Path(cfg.model))
 
 
 def make_objective(prob: Problem, trajs: list[Trajectory], cfg: CalibrateCfg, max_windows: int | None = None):

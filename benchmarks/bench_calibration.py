@@ -1,0 +1,164 @@
+"""Benchmark: the same parameters and data through plain ``mujoco.sysid`` and through real2sim, in one run.
+
+Both fit joint damping, frictionloss and armature (and body masses on the DFKI double pendulum) over the same
+multiple-shooting windows (each re-initialised from the measured state) starting from the same values. Both final
+parameter sets are scored with the same cost (real2sim's window residual, 0.5·Σr²) and on held-out logs.
+
+    python benchmarks/bench_calibration.py            # DFKI double pendulum C.0 (fit 00-04, hold out 05,06,12,13)
+    python benchmarks/bench_calibration.py --quick    # CI smoke on the sample robot (< 30 s)
+    python benchmarks/bench_calibration.py --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def sysid_fit(prob, obj, max_iters: int) -> tuple[np.ndarray, float]:
+    """Plain mujoco.sysid: one measured sequence per window, parameters applied through MjSpec modifiers."""
+    import mujoco
+    from mujoco import sysid
+
+    win = obj.sim.win
+    spec_path = prob.model_path
+    spec = mujoco.MjSpec.from_file(str(spec_path))
+    joints = prob.train[0].joint_names
+    for j in joints:
+        spec.add_sensor(name=f"{j}_pos", type=mujoco.mjtSensor.mjSENS_JOINTPOS, objtype=mujoco.mjtObj.mjOBJ_JOINT,
+                        objname=j)
+    model = spec.compile()
+    params = sysid.ParameterDict()
+    for p, x0, lo, hi in zip(prob.params, prob.x0, prob.lower, prob.upper, strict=True):
+        def modifier(s, par, p=p):
+            v = float(par.value[0])
+            if p.kind == "joint":
+                j = s.joint(p.element)
+                cur = getattr(j, p.attribute)
+                if np.ndim(cur):
+                    arr = np.array(cur, float)
+                    arr[0] = v
+                    setattr(j, p.attribute, arr)
+                else:
+                    setattr(j, p.attribute, v)
+            elif p.kind == "body" and p.attribute == "mass":
+                s.body(p.element).mass = v
+            elif p.kind == "actuator" and p.attribute == "bias":
+                a = s.actuator(p.element)
+                a.biastype = mujoco.mjtBias.mjBIAS_AFFINE
+                b = np.array(a.biasprm, float)
+                b[0] = v
+                a.biasprm = b
+        params.add(sysid.Parameter(p.name, nominal=float(x0), min_value=float(lo), max_value=float(hi),
+                                   modifier=modifier))
+    names, x0s, ctrls, sensors = [], [], [], []
+    aid = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in prob.train[0].actuator_names]
+    for w, (k, s) in enumerate(zip(win.log_index, win.start, strict=True)):
+        tr = win.trajs[k]
+        sl = slice(s, s + win.length)
+        t = tr.time[sl] - tr.time[s]
+        u = np.zeros((win.length, model.nu))
+        u[:, aid] = tr.ctrl[sl]
+        names.append(f"w{w}")
+        x0s.append(obj.sim.x0[w])
+        ctrls.append(sysid.TimeSeries(t, u))
+        sensors.append(sysid.TimeSeries.from_names(t, tr.qpos[sl], model, [f"{j}_pos" for j in joints]))
+    ms = sysid.ModelSequences("bench", spec, names, x0s, ctrls, sensors)
+    residual_fn = sysid.build_residual_fn(models_sequences=[ms])
+    t0 = time.perf_counter()
+    opt, _ = sysid.optimize(initial_params=params, residual_fn=residual_fn, optimizer="mujoco", verbose=False,
+                            max_iters=max_iters)
+    wall = time.perf_counter() - t0
+    return np.array([float(opt[p.name].value[0]) for p in prob.params]), wall
+
+
+def run(quick: bool) -> dict:
+    from real2sim.calibration.fit import cost_of, fit_bounded
+    from real2sim.calibration.run import CalibrateCfg, build_problem, make_objective
+
+    from real2sim.params import ParamSpec
+
+    if quick:
+        from real2sim.samplegen.robot import TRUE_PARAMS, write_robot
+
+        tmp = Path(tempfile.mkdtemp(prefix="r2s_bench_"))
+        write_robot(tmp, seed=0, noise=True)
+        specs = tuple(ParamSpec(n, lower=0.0, upper=1.0, initial=v * 1.5) for n, v in TRUE_PARAMS.items()
+                      if not n.startswith("delay"))
+        cfg = CalibrateCfg(model=tmp / "robot/double_pendulum.xml", logs=(tmp / "logs/excite_00.csv",),
+                           holdout=(tmp / "logs/excite_03.csv",), map=tmp / "logs/map.toml", fit=(), specs=specs,
+                           max_windows=6, qvel_weight=0.0, max_nfev=15)
+        max_iters = 5
+        dataset = "sample robot (noisy), 6 joint parameters"
+    else:
+        D = ROOT.parent / "shared" / "data" / "robot_logs" / "double_pendulum_c0"
+        if not D.is_dir():
+            raise SystemExit(f"DFKI data not found at {D}")
+        M = ROOT / "calibration" / "models"
+        cfg = CalibrateCfg(model=M / "double_pendulum_c0.xml",
+                           logs=tuple(D / f"trajectory_0{i}.csv.gz" for i in range(5)),
+                           holdout=tuple(D / f"trajectory_{i}.csv.gz" for i in ("05", "06", "12", "13")),
+                           map=M / "double_pendulum_c0_map.toml",
+                           fit=("joint:*.damping", "joint:*.frictionloss", "joint:*.armature", "body:*.mass"),
+                           qvel_weight=0.0, qvel_from_qpos=True, smooth_qvel_wn=0.1, max_windows=100)
+        max_iters = 20
+        dataset = "DFKI double pendulum C.0, 8 parameters, 100 windows of 0.5 s"
+    prob = build_problem(cfg)
+    prob.model_path = cfg.model
+    obj = make_objective(prob, prob.train, cfg, cfg.max_windows)
+    hold = make_objective(prob, prob.holdout, cfg)
+    rows = {}
+    t0 = time.perf_counter()
+    out = fit_bounded(obj, prob.x0, prob.lower, prob.upper, prob.log_mask, max_nfev=cfg.max_nfev)
+    rows["real2sim"] = {"wall_s": time.perf_counter() - t0, "values": out.values}
+    vals, wall = sysid_fit(prob, obj, max_iters)
+    rows["mujoco.sysid"] = {"wall_s": wall, "values": vals}
+    rows["initial"] = {"wall_s": 0.0, "values": prob.x0}
+    result = {"dataset": dataset, "windows": int(len(obj.sim.win.start)), "methods": {}}
+    for name, r in rows.items():
+        cost = cost_of(obj(r["values"][None])[0])
+        eq, _ = hold.window_rmse(r["values"])
+        result["methods"][name] = {
+            "wall_s": round(r["wall_s"], 3), "final_cost": cost, "holdout_median_window_rmse": float(np.median(eq)),
+            "values": {p.name: float(v) for p, v in zip(prob.params, r["values"], strict=True)}}
+    m = result["methods"]
+    result["speedup"] = m["mujoco.sysid"]["wall_s"] / max(m["real2sim"]["wall_s"], 1e-9)
+    result["cost_ratio"] = m["real2sim"]["final_cost"] / max(m["mujoco.sysid"]["final_cost"], 1e-300)
+    obj.sim.close()
+    hold.sim.close()
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small CI smoke run on the sample robot")
+    ap.add_argument("--json", type=Path, help="write the results as JSON here")
+    args = ap.parse_args()
+    res = run(args.quick)
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"calibration benchmark: {res['dataset']} ({res['windows']} windows)")
+    for c in ("method", "wall [s]", "final cost", "held-out median RMSE [rad]"):
+        table.add_column(c)
+    for name, m in res["methods"].items():
+        table.add_row(name, f"{m['wall_s']:.2f}", f"{m['final_cost']:.6g}", f"{m['holdout_median_window_rmse']:.5f}")
+    con = Console()
+    con.print(table)
+    con.print(f"speed-up real2sim vs mujoco.sysid: {res['speedup']:.2f}x; cost ratio {res['cost_ratio']:.4f}")
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
