@@ -93,6 +93,8 @@ def mesh_object(
     if len(points) < 10:
         raise StageError(f"too few points to mesh an object ({len(points)})")
     normals = normals / (np.linalg.norm(normals, axis=1, keepdims=True) + 1e-18)
+    if support_z is None:
+        return _poisson(points, normals, cfg)
     lo = points.min(axis=0)
     hi = points.max(axis=0)
     if support_z is not None:
@@ -115,6 +117,8 @@ def mesh_object(
             sd = np.maximum(sd.reshape(shape), foot).ravel()
         except QhullError:
             pass
+    else:  # no support: bound the inside by the points' 3D convex hull (closes unseen holes without a blob)
+        sd = np.maximum(sd, _hull_distance(lo, h, tuple(int(x) for x in shape), points))
     vol = sd.reshape(shape)
     vol[[0, -1], :, :] = h
     vol[:, [0, -1], :] = h
@@ -131,11 +135,41 @@ def mesh_object(
     return mesh
 
 
+def _poisson(points: np.ndarray, normals: np.ndarray, cfg: MeshCfg) -> trimesh.Trimesh:
+    """Screened Poisson surface (closes unseen holes smoothly) for objects with no support under them."""
+    import open3d as o3d
+
+    pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points))
+    pc.normals = o3d.utility.Vector3dVector(normals)
+    ext = float((points.max(axis=0) - points.min(axis=0)).max())
+    depth = int(np.clip(np.ceil(np.log2(ext / cfg.mesh_voxel)), 5, 10))
+    m, _ = o3d.geometry.TriangleMesh.create_from_point_cloud_poisson(pc, depth=depth, scale=1.1, linear_fit=True)
+    mesh = trimesh.Trimesh(np.asarray(m.vertices), np.asarray(m.triangles), process=True)
+    mesh = largest_component(mesh)
+    mesh = decimate(mesh, cfg.max_triangles)
+    return ensure_closed(mesh)
+
+
+def _hull_distance(lo: np.ndarray, h: float, shape: tuple[int, int, int], points: np.ndarray) -> np.ndarray:
+    """Signed distance bound to the 3D convex hull of ``points`` on the grid (max over facet planes)."""
+    try:
+        eq = ConvexHull(points).equations  # (F, 4): n . x + d <= 0 inside
+    except QhullError:
+        return np.full(int(np.prod(shape)), -np.inf)
+    axes = [lo[i] + h * np.arange(shape[i]) for i in range(3)]
+    grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
+    out = np.empty(len(grid))
+    for s in range(0, len(grid), 65536):
+        g = grid[s : s + 65536]
+        out[s : s + 65536] = (g @ eq[:, :3].T + eq[:, 3]).max(axis=1)
+    return out
+
+
 def largest_component(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
     parts = mesh.split(only_watertight=False)
     if len(parts) <= 1:
         return mesh
-    return max(parts, key=lambda m: (abs(m.volume) if m.is_watertight else 0.0, len(m.faces)))
+    return max(parts, key=lambda m: len(m.faces))
 
 
 def decimate(mesh: trimesh.Trimesh, max_triangles: int) -> trimesh.Trimesh:

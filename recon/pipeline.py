@@ -250,8 +250,12 @@ def _outward_normals(points: np.ndarray, radius: float) -> np.ndarray:
 
     pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points))
     pc.estimate_normals(o3d.geometry.KDTreeSearchParamHybrid(radius=radius, max_nn=30))
-    n = np.asarray(pc.normals).copy()
     c = points.mean(axis=0)
-    flip = np.einsum("ij,ij->i", n, points - c) < 0
-    n[flip] *= -1
+    n = np.asarray(pc.normals).copy()
+    n[np.einsum("ij,ij->i", n, points - c) < 0] *= -1
+    pc.normals = o3d.utility.Vector3dVector(n)
+    pc.orient_normals_consistent_tangent_plane(12)
+    n = np.asarray(pc.normals).copy()
+    if np.mean(np.einsum("ij,ij->i", n, points - c) > 0) < 0.5:
+        n = -n
     return n
