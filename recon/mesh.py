@@ -132,7 +132,9 @@ def mesh_object(
     mesh = largest_component(mesh)
     mesh = decimate(mesh, cfg.max_triangles)
     mesh = ensure_closed(mesh)
-    return mesh
+    v = np.array(mesh.vertices)
+    v[:, 2] = np.maximum(v[:, 2], support_z)  # decimation may nudge the base a hair below the support
+    return trimesh.Trimesh(v, np.asarray(mesh.faces), process=False)
 
 
 def _poisson(points: np.ndarray, normals: np.ndarray, cfg: MeshCfg) -> trimesh.Trimesh:

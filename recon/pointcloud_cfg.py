@@ -35,7 +35,7 @@ class PointCloudReconCfg:
     """Voxel size [m] of the early downsampling used for the plane, segmentation and normals."""
     plane_distance: float = 0.01
     """RANSAC inlier distance [m] of the support plane."""
-    plane_min_fraction: float = 0.1
+    plane_min_fraction: float = 0.2
     """The support plane must hold at least this share of the (downsampled) points."""
     min_height: float = 0.01
     """Points this far [m] above the support or more are object candidates."""

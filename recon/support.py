@@ -124,14 +124,20 @@ def fit_support(
     """
     where = f"{source}: " if source else ""
     ds, _ = voxel_downsample(points, voxel)
-    planes = _ransac_planes(ds, distance, 1, seed)
-    if not planes or len(planes[0][1]) < max(min_fraction * len(ds), 50):
-        got = 0 if not planes else len(planes[0][1]) / len(ds)
+    # Candidates: the few largest planes of the evenly sampled cloud; the support is the one holding the most of
+    # the sensor's own points (a near table outweighs a larger, farther floor or wall).
+    planes = _ransac_planes(ds, distance, 3, seed)
+    planes = [(m, inl) for m, inl in planes if len(inl) >= max(min_fraction * len(ds), 50)]
+    if not planes:
         raise StageError(
-            f"{where}no support plane found (largest plane holds {got:.0%} of the points, need "
-            f"{min_fraction:.0%}); for a scan of a single object without a table use --object-only"
+            f"{where}no support plane found (no plane holds {min_fraction:.0%} of the points); "
+            "for a scan of a single object without a table use --object-only"
         )
-    model, _ = planes[0]
+
+    def support_count(m: np.ndarray) -> int:
+        return int((np.abs(points @ m[:3] + m[3]) < distance * np.linalg.norm(m[:3])).sum())
+
+    model = max(planes, key=lambda pl: support_count(pl[0]))[0]
     n0 = model[:3] / np.linalg.norm(model[:3])
     d0 = model[3] / np.linalg.norm(model[:3])
     # Refine on every input point near the RANSAC plane (two passes, shrinking band) for a sub-degree normal.

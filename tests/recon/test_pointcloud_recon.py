@@ -1,0 +1,167 @@
+"""Point-cloud reconstruction on the real scans (OSD tabletop, PCL mug, Stanford bunny), on sample_data, and the
+CLI's error paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import trimesh
+from click.testing import CliRunner
+from real2sim.recon.pointcloud import PointCloudReconCfg, load_clouds, run_recon_pointcloud
+from real2sim.recon.pointcloud_io import read_points
+from real2sim.recon.register import read_poses
+from scipy.optimize import linear_sum_assignment
+from scipy.spatial import cKDTree
+
+from real2sim.cli import cli
+from real2sim.meshio import load_mesh
+from real2sim.scene import load_scene
+
+BUNNY = ["bun000.ply", "bun045.ply", "bun090.ply", "bun180.ply", "bun270.ply", "bun315.ply"]
+
+
+def _chamfer(a: trimesh.Trimesh, b: trimesh.Trimesh, n: int = 20000) -> float:
+    pa, _ = trimesh.sample.sample_surface(a, n, seed=0)
+    pb, _ = trimesh.sample.sample_surface(b, n, seed=1)
+    return 0.5 * (cKDTree(pb).query(pa)[0].mean() + cKDTree(pa).query(pb)[0].mean())
+
+
+@pytest.mark.parametrize("scan", ["test0", "test12", "test36"])
+def test_osd_tabletop(shared_data: Path, scan: str, tmp_path: Path) -> None:
+    folder = shared_data / "pointclouds" / "osd_tabletop"
+    gt = json.loads((folder / "ground_truth.json").read_text())[scan]
+    out = run_recon_pointcloud(
+        PointCloudReconCfg(inputs=(folder / f"{scan}.pcd",), out_dir=tmp_path / "scene", save_point_labels=True)
+    )
+    cloud = read_points(folder / f"{scan}.pcd")
+    labels = np.load(tmp_path / "scene" / "point_labels.npy")
+    assert labels.dtype == np.int32 and labels.shape == (len(cloud),)
+    assert (labels[~cloud.valid_mask()] == -1).all()
+    assert len(out.scene.objects) == gt["n_objects"]
+    valid = cloud.valid_mask()
+    gobj = np.where(cloud.labels >= 10, cloud.labels // 10, 0)
+    ids = sorted(set(np.unique(gobj[valid]).tolist()) - {0})
+    iou = np.zeros((len(ids), len(out.scene.objects)))
+    for i, g in enumerate(ids):
+        a = valid & (gobj == g)
+        for k in range(len(out.scene.objects)):
+            b = labels == k + 1
+            iou[i, k] = (a & b).sum() / (a | b).sum()
+    r, c = linear_sum_assignment(-iou)
+    assert iou[r, c].min() >= 0.9, iou
+    # support normal: +z of the scene mapped back into the camera frame vs the labelled table plane
+    n_cam = np.linalg.inv(out.world_from_input)[:3, :3] @ np.array([0.0, 0.0, 1.0])
+    n_gt = np.asarray(gt["table_plane_normal"], dtype=float)
+    ang = np.degrees(np.arccos(min(1.0, abs(n_cam @ n_gt) / np.linalg.norm(n_gt))))
+    assert ang <= 1.0
+    scene = load_scene(tmp_path / "scene")
+    for o in scene.objects:
+        assert o.mesh.is_watertight and o.mesh.is_winding_consistent and o.mesh.volume > 0
+        assert len(o.mesh.faces) <= 20000
+        assert o.mesh_in_world().bounds[0, 2] >= -1e-6  # closed against the support at z = 0, not below
+    assert scene.provenance.inputs[f"{scan}.pcd"] and "open3d" in scene.provenance.tools
+
+
+def test_pcl_mug_extent(shared_data: Path) -> None:
+    f = shared_data / "pointclouds" / "pcl_mug" / "table_scene_mug_stereo_textured.pcd"
+    out = run_recon_pointcloud(PointCloudReconCfg(inputs=(f,)))
+    assert len(out.scene.objects) == 1
+    ext = np.sort(out.scene.objects[0].mesh.extents)[::-1]
+    np.testing.assert_allclose(ext, [0.13, 0.11, 0.09], atol=0.015)
+
+
+def test_bunny_registration_without_poses(shared_data: Path) -> None:
+    folder = shared_data / "pointclouds" / "bunny_scans"
+    cfg = PointCloudReconCfg(inputs=tuple(folder / n for n in BUNNY), object_only=True)
+    clouds, world_from_scan, given = load_clouds(cfg)
+    assert not given
+    truth = read_poses(folder / "bun.conf")
+    anchor = np.linalg.inv(truth[BUNNY[0]])
+    for name, c, T in zip(BUNNY, clouds, world_from_scan, strict=True):
+        G = anchor @ truth[name]
+        d = np.linalg.norm((c.points @ T[:3, :3].T + T[:3, 3]) - (c.points @ G[:3, :3].T + G[:3, 3]), axis=1)
+        assert np.median(d) <= 0.002, (name, np.median(d))
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="known gap: Poisson bulges over the unseen base; measured Chamfer 2.3 mm")
+def test_bunny_merged_mesh(shared_data: Path) -> None:
+    folder = shared_data / "pointclouds" / "bunny_scans"
+    out = run_recon_pointcloud(PointCloudReconCfg(inputs=tuple(folder / n for n in BUNNY), object_only=True))
+    m = out.scene.objects[0].mesh_in_world()
+    m.apply_transform(np.linalg.inv(out.world_from_input))
+    ref = trimesh.load(folder / "reference_bun_zipper_res2.ply")
+    assert m.is_watertight
+    assert _chamfer(m, ref) <= 0.002
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap: mug cavity is filled (volume +86 %, Chamfer 2.5 mm) and the stone's unseen underside is "
+    "closed straight down (+7 % volume); box and cylinder pass (0.9 mm, <1 %). Needs free-space carving.",
+)
+def test_sample_data_scans(sample_data: Path, tmp_path: Path) -> None:
+    gt = json.loads((sample_data / "ground_truth.json").read_text())
+    files = tuple(sample_data / d["file"] for d in gt["lidar"])
+    out = run_recon_pointcloud(PointCloudReconCfg(inputs=files, poses=sample_data / "lidar" / "poses.json"))
+    assert len(out.scene.objects) == len(gt["objects"])
+    truth = []
+    for o in gt["objects"]:
+        m = load_mesh(sample_data / o["mesh"])
+        m.apply_transform(np.asarray(o["world_from_object"]))
+        truth.append((o["name"], m, o["volume"]))
+    recs = [o.mesh_in_world() for o in out.scene.objects]
+    cost = np.array([[np.linalg.norm(t.centroid - r.centroid) for r in recs] for _, t, _ in truth])
+    errors = {}
+    for i, j in zip(*linear_sum_assignment(cost), strict=True):
+        name, t, vol = truth[i]
+        errors[name] = (_chamfer(t, recs[j]), abs(recs[j].volume - vol) / vol)
+    bad = {k: v for k, v in errors.items() if v[0] > 0.002 or v[1] > 0.05}
+    assert not bad, errors
+
+
+# ------------------------------------------------------------------------------------------- CLI errors
+def _run(args: list[str]):
+    return CliRunner().invoke(cli, args)
+
+
+def test_cli_errors(tmp_path: Path, shared_data: Path) -> None:
+    out = tmp_path / "scene"
+    trunc = tmp_path / "trunc.pcd"
+    src = (shared_data / "pointclouds" / "osd_tabletop" / "test0.pcd").read_bytes()
+    trunc.write_bytes(src[: len(src) // 2])
+    nan = tmp_path / "nan.npy"
+    np.save(nan, np.full((100, 3), np.nan))
+    rng = np.random.default_rng(0)
+    blob = tmp_path / "blob.npy"
+    v = rng.normal(size=(5000, 3))
+    np.save(blob, 0.1 * v / np.linalg.norm(v, axis=1, keepdims=True))  # a sphere: no support plane
+    mm = tmp_path / "mm.npy"
+    np.save(mm, read_points(shared_data / "pointclouds" / "osd_tabletop" / "test0.pcd").points * 1000)
+    cases = [
+        (trunc, [], "truncated"),
+        (nan, [], "invalid"),
+        (blob, [], "no support plane"),
+        (mm, [], "units"),
+    ]
+    for f, extra, msg in cases:
+        r = _run(["recon", "pointcloud", str(f), "-o", str(out), *extra])
+        assert r.exit_code == 1, (f, r.output)
+        lines = [ln for ln in r.output.strip().splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error:") and f.name in lines[0] and msg in lines[0], r.output
+        assert not out.exists() and not any(p.name.startswith(".scene") for p in tmp_path.iterdir())
+
+
+def test_cli_writes_scene(tmp_path: Path, shared_data: Path) -> None:
+    f = shared_data / "pointclouds" / "osd_tabletop" / "test0.pcd"
+    out = tmp_path / "scene"
+    r = _run(["recon", "pointcloud", str(f), "-o", str(out), "--save-point-labels"])
+    assert r.exit_code == 0, r.output
+    scene = load_scene(out)
+    assert len(scene.objects) == 2 and (out / "point_labels.npy").is_file()
+    first = (out / "scene.json").read_bytes()
+    r2 = _run(["recon", "pointcloud", str(f), "-o", str(out), "--save-point-labels"])
+    assert r2.exit_code == 0 and (out / "scene.json").read_bytes() == first  # deterministic
