@@ -1,0 +1,29 @@
+"""The export benchmark runs in quick mode (CI smoke): both tools when obj2mjcf is installed, ours meets budget."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_bench_export_quick(tmp_path):
+    out = tmp_path / "bench.json"
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_export.py"), "--quick", "--json", str(out)],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    res = json.loads(out.read_text())
+    ours = [row for row in res["rows"] if row["tool"] == "real2sim"]
+    assert ours and all(row["rests"] and row["compiles"] for row in ours)
+    assert all(row["hulls"] <= 32 and row["max_hull_vertices"] <= 64 for row in ours)
+    assert all(row["iou"] > 0.9 and row["hausdorff_rel"] < 0.1 for row in ours)
+    peer_installed = shutil.which("obj2mjcf") or (Path(sys.executable).parent / "obj2mjcf").exists()
+    peer = [row for row in res["rows"] if row["tool"] == "obj2mjcf"]
+    if peer_installed:
+        assert peer and peer[0]["compiles"] and peer[0]["hulls"] >= 1
+    else:
+        assert not peer and "obj2mjcf not installed" in r.stderr
