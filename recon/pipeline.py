@@ -111,9 +111,12 @@ def points_to_scene(
     input_name: str = "",
     up: np.ndarray | None = None,
     keep_xy: bool = False,
+    timings: dict[str, float] | None = None,
 ) -> ReconOutput:
     """Reconstruct a scene from one cloud. ``up``: the gravity-up direction in the cloud's frame when known (scan
-    poses given); ``keep_xy``: keep the input x/y axes and origin (only re-level and shift in z)."""
+    poses given); ``keep_xy``: keep the input x/y axes and origin (only re-level and shift in z). ``timings``, when
+    given, receives seconds per stage (``support``, ``segment``, ``mesh``)."""
+    clock = _Clock(timings)
     name = input_name or cloud.source or "point cloud"
     valid = cloud.valid_mask()
     if not valid.any():
@@ -132,6 +135,7 @@ def points_to_scene(
         pts, voxel=cfg.voxel, distance=cfg.plane_distance, min_fraction=cfg.plane_min_fraction,
         sensor=sensor_mean, up=up, keep_xy=keep_xy, seed=cfg.seed, source=name,
     )  # fmt: skip
+    clock("support")
     T = fit.world_from_input
     w = pts @ T[:3, :3].T + T[:3, 3]
     w_orig = None if origins is None else origins @ T[:3, :3].T + T[:3, 3]
@@ -161,6 +165,7 @@ def points_to_scene(
         cand_lab = ds_lab[inv]
         lab_valid[cand] = np.where(cand_lab >= 0, cand_lab + 1, -1)
         n_obj = int(ds_lab.max()) + 1
+        clock("segment")
         for k in range(n_obj):
             sel = cand[cand_lab == k]
             obj_pts = w[sel]
@@ -186,12 +191,28 @@ def points_to_scene(
                     source=f"{_short(name)}#cluster{k + 1}",
                 )
             )
+    clock("mesh")
     labels[vidx] = lab_valid
     lo, hi = fit.hull.min(axis=0), fit.hull.max(axis=0)
     ctr = 0.5 * (lo + hi)
     support = Support("plane", (0.0, 0.0, 1.0), (float(ctr[0]), float(ctr[1]), 0.0), tuple(float(x) for x in hi - lo))
     scene = Scene(support=support, objects=tuple(objects), world_from_input={_short(name): T}, provenance=Provenance())
     return ReconOutput(scene=scene, world_from_input=T, point_labels=labels)
+
+
+class _Clock:
+    def __init__(self, sink: dict[str, float] | None):
+        import time
+
+        self._time = time.perf_counter
+        self.sink = sink
+        self.t = self._time()
+
+    def __call__(self, name: str) -> None:
+        now = self._time()
+        if self.sink is not None:
+            self.sink[name] = self.sink.get(name, 0.0) + now - self.t
+        self.t = now
 
 
 def _short(name: str) -> str:

@@ -1,0 +1,133 @@
+"""Point-cloud reconstruction benchmark: seconds per stage on the real scans and on a synthetic 300k-point tabletop,
+beside a plain Open3D baseline (RANSAC plane + DBSCAN + Poisson per cluster) on the same input in the same run.
+
+    python benchmarks/bench_recon.py [--quick] [--out benchmarks/results/recon.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data" / "pointclouds"
+
+
+def synthetic_tabletop(n: int, seed: int = 0) -> np.ndarray:
+    """A 1.2 x 0.8 m table (z = 0) with two boxes and two cylinders, seen from above, in a tilted sensor frame."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    n_table = int(0.6 * n)
+    parts.append(np.c_[rng.uniform(-0.6, 0.6, n_table), rng.uniform(-0.4, 0.4, n_table), np.zeros(n_table)])
+    n_obj = (n - n_table) // 4
+    for cx, cy, sx, sy, sz in ((-0.3, 0.1, 0.1, 0.15, 0.12), (0.25, -0.15, 0.08, 0.08, 0.2)):
+        face = rng.integers(0, 5, n_obj)
+        u, v = rng.uniform(-0.5, 0.5, (2, n_obj))
+        p = np.zeros((n_obj, 3))
+        p[face == 0] = np.c_[u[face == 0] * sx, v[face == 0] * sy, np.full((face == 0).sum(), sz)]
+        for k, (ax, sgn) in enumerate(((0, 1), (0, -1), (1, 1), (1, -1)), start=1):
+            m = face == k
+            q = np.c_[u[m] * sx, u[m] * sy, (v[m] + 0.5) * sz]
+            q[:, ax] = sgn * (sx if ax == 0 else sy) / 2
+            p[m] = q
+        parts.append(p + [cx, cy, 0])
+    for cx, cy, r, hgt in ((0.2, 0.2, 0.04, 0.15), (-0.1, -0.2, 0.06, 0.1)):
+        a = rng.uniform(0, 2 * np.pi, n_obj)
+        top = rng.random(n_obj) < 0.3
+        rr = np.where(top, r * np.sqrt(rng.random(n_obj)), r)
+        z = np.where(top, hgt, rng.uniform(0, hgt, n_obj))
+        parts.append(np.c_[cx + rr * np.cos(a), cy + rr * np.sin(a), z])
+    pts = np.concatenate(parts)[:n]
+    pts += rng.normal(0, 0.001, pts.shape)
+    # into a sensor frame 1 m above, looking down at 45 degrees
+    ang = np.radians(135)
+    R = np.array([[1, 0, 0], [0, np.cos(ang), -np.sin(ang)], [0, np.sin(ang), np.cos(ang)]])
+    return (pts - [0, -0.7, 0.7]) @ R.T
+
+
+def ours(points: np.ndarray, name: str, quick: bool = False) -> dict:
+    from real2sim.recon.pipeline import points_to_scene
+    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+    from real2sim.recon.pointcloud_io import PointCloud
+
+    t: dict[str, float] = {}
+    t0 = time.perf_counter()
+    out = points_to_scene(PointCloud(points, sensor_origin=np.zeros(3)), PointCloudReconCfg(mesh_max_cells=40 if quick else 100), input_name=name,
+                          timings=t)  # fmt: skip
+    t["total"] = time.perf_counter() - t0
+    t["objects"] = len(out.scene.objects)
+    t["watertight"] = all(o.mesh.is_watertight for o in out.scene.objects)
+    return t
+
+
+def baseline(points: np.ndarray) -> dict:
+    import open3d as o3d
+
+    o3d.utility.random.seed(0)
+    t: dict[str, float] = {}
+    t0 = time.perf_counter()
+    pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points))
+    model, inl = pc.segment_plane(0.01, 3, 1000)
+    t["support"] = time.perf_counter() - t0
+    rest = pc.select_by_index(inl, invert=True)
+    n = np.asarray(model[:3])
+    d = np.asarray(rest.points) @ n + model[3]
+    rest = rest.select_by_index(np.flatnonzero(np.abs(d) > 0.01))
+    lab = np.asarray(rest.cluster_dbscan(eps=0.015, min_points=10))
+    t["segment"] = time.perf_counter() - t0 - t["support"]
+    good = [k for k in range(lab.max() + 1) if (lab == k).sum() >= 200]
+    wt = []
+    for k in good:
+        c = rest.select_by_index(np.flatnonzero(lab == k))
+        c.estimate_normals(o3d.geometry.KDTreeSearchParamHybrid(radius=0.015, max_nn=30))
+        c.orient_normals_towards_camera_location(np.zeros(3))
+        m, _ = o3d.geometry.TriangleMesh.create_from_point_cloud_poisson(c, depth=8)
+        wt.append(m.is_watertight())
+    t["mesh"] = time.perf_counter() - t0 - t["support"] - t["segment"]
+    t["total"] = time.perf_counter() - t0
+    t["objects"] = len(good)
+    t["watertight"] = all(wt) if wt else False
+    return t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="CI smoke: small synthetic cloud, no real scans")
+    ap.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
+    args = ap.parse_args()
+    import open3d  # noqa: F401  (import cost outside the timings)
+    from real2sim.recon.pointcloud_io import read_points
+
+    cases: list[tuple[str, np.ndarray]] = [("synthetic_30k" if args.quick else "synthetic_300k",
+                                            synthetic_tabletop(30_000 if args.quick else 300_000))]  # fmt: skip
+    if not args.quick and SHARED.is_dir():
+        for f in ("osd_tabletop/test0.pcd", "osd_tabletop/test36.pcd", "pcl_mug/table_scene_mug_stereo_textured.pcd"):
+            t0 = time.perf_counter()
+            c = read_points(SHARED / f)
+            cases.append((f"{Path(f).stem} (read {time.perf_counter() - t0:.2f}s)", c.points[c.valid_mask()]))
+    rows = []
+    for name, pts in cases:
+        rows.append({"input": name, "points": len(pts), "real2sim": ours(pts, name, args.quick), "open3d_baseline": baseline(pts)})
+    from rich.console import Console
+    from rich.table import Table
+
+    tab = Table(title="point-cloud recon: seconds per stage (real2sim | Open3D baseline)")
+    for col in ("input", "points", "support", "segment", "mesh", "total", "objects", "watertight"):
+        tab.add_column(col)
+    for r in rows:
+        a, b = r["real2sim"], r["open3d_baseline"]
+        cells = [f"{a.get(k, 0):.2f} | {b.get(k, 0):.2f}" for k in ("support", "segment", "mesh", "total")]
+        tab.add_row(r["input"], str(r["points"]), *cells, f"{a['objects']} | {b['objects']}",
+                    f"{a['watertight']} | {b['watertight']}")  # fmt: skip
+    Console().print(tab)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"cases": rows}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
