@@ -1,0 +1,65 @@
+"""The demo end to end on the committed sample session, then `process` reusing what the demo finished."""
+
+import json
+
+import mujoco
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from real2sim.cli import cli
+
+
+@pytest.fixture(scope="module")
+def demo_out(tmp_path_factory, sample_data):
+    out = tmp_path_factory.mktemp("demo") / "out"
+    r = CliRunner().invoke(cli, ["-q", "demo", "-o", str(out), "--sample", str(sample_data)])
+    assert r.exit_code == 0, r.output
+    return out, r.output
+
+
+def test_demo_package_loads_and_steps_without_warnings(demo_out):
+    out, _ = demo_out
+    model = mujoco.MjModel.from_xml_path(str(out / "package" / "scene.xml"))
+    data = mujoco.MjData(model)
+    if model.nkey:
+        mujoco.mj_resetDataKeyframe(model, data, 0)
+    start = data.qpos.copy()
+    while data.time < 2.0:
+        mujoco.mj_step(model, data)
+    assert all(w.number == 0 for w in data.warning), [(i, w.number) for i, w in enumerate(data.warning)]
+    assert np.all(np.isfinite(data.qpos))
+    # every free body is still where it was placed (resting objects don't drift)
+    for j in range(model.njnt):
+        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+            a = model.jnt_qposadr[j]
+            assert np.linalg.norm(data.qpos[a : a + 3] - start[a : a + 3]) < 2e-3
+
+
+def test_demo_finds_every_sample_object_and_recovers_the_robot(demo_out, sample_data):
+    out, output = demo_out
+    truth = json.loads((sample_data / "ground_truth.json").read_text())
+    run = json.loads((out / "run.json").read_text())["stages"]
+    assert len(run["recon"]["summary"]["objects"]) == len(truth["objects"])
+    assert all(c["passed"] for c in run["export"]["summary"]["checks"])
+    fitted = run["calibrate"]["summary"]["parameters"]
+    for name, true in truth["robot"]["parameters"].items():
+        assert abs(fitted[name]["value"] / true - 1) < 0.05, (name, fitted[name]["value"], true)
+    assert "Reconstructed objects" in output and "Calibrated robot parameters" in output
+
+
+def test_process_reuses_finished_stages(demo_out, sample_data):
+    out, _ = demo_out
+    before = {p: p.read_bytes() for p in (out / "package").rglob("*") if p.is_file()}
+    r = CliRunner().invoke(cli, ["process", str(sample_data), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert r.output.count("reused") == 3, r.output
+    assert {p: p.read_bytes() for p in (out / "package").rglob("*") if p.is_file()} == before
+
+
+def test_process_bad_session_leaves_nothing(tmp_path):
+    r = CliRunner().invoke(cli, ["process", str(tmp_path / "missing"), "-o", str(tmp_path / "out")])
+    assert r.exit_code == 1 and "no such session folder" in r.output and not (tmp_path / "out").exists()
+    (tmp_path / "empty").mkdir()
+    r = CliRunner().invoke(cli, ["process", str(tmp_path / "empty"), "-o", str(tmp_path / "out")])
+    assert r.exit_code == 1 and "holds nothing to process" in r.output and not (tmp_path / "out").exists()
