@@ -44,3 +44,4 @@ def test_wheel_holds_only_real2sim(tmp_path):
     assert tops == {"real2sim"}
     for stage in ("recon", "calibration", "export"):
         assert f"real2sim/{stage}/__init__.py" in names
+    assert any(n.startswith("real2sim/calibration/models/") and n.endswith(".xml") for n in names)
