@@ -93,32 +93,139 @@ def torque_r2(pred: np.ndarray, appl: np.ndarray) -> tuple[float, ...]:
     return tuple(out)
 
 
+def _residual(model, s: IdSamples, joint_names, actuator_names) -> np.ndarray:
+    pred, appl = joint_torques(model, s, joint_names, actuator_names)
+    return (pred - appl).T.ravel()  # joint-major
+
+
+@dataclass(frozen=True)
+class Regressor:
+    """The torque residual (predicted − applied, joint-major) as an affine function of the parameters:
+    ``r = r0 + A (x_lin − x0_lin) + Σ_b B_b (φ_b − φ_b0)``. Every non-body, non-delay parameter enters linearly
+    (damping, armature, smoothed frictionloss, actuator gain and bias); a body enters through its 10 standard
+    inertial parameters φ. Columns come from exact differences of ``mj_inverse`` (linear, so step-independent)."""
+
+    r0: np.ndarray
+    lin: tuple[int, ...]
+    A: np.ndarray
+    bodies: tuple[int, ...]  # MuJoCo body ids
+    body_params: tuple[tuple[int, ...], ...]  # indices into params per body
+    B: tuple[np.ndarray, ...]
+    phi0: tuple[np.ndarray, ...]
+    base: object  # model with x0 applied
+
+
+def build_regressor(model, params: list[Resolved], x0: np.ndarray, s: IdSamples, joint_names,
+                    actuator_names) -> Regressor:
+    from real2sim.calibration.inertial import phi_of, set_phi
+
+    base = clone(model)
+    nd = [i for i, p in enumerate(params) if p.kind != "delay"]
+    apply(base, [params[i] for i in nd], x0[nd])
+    r0 = _residual(base, s, joint_names, actuator_names)
+    lin = tuple(i for i in nd if params[i].kind != "body")
+    cols = []
+    for i in lin:
+        m = clone(base)
+        h = 1e-3 * max(abs(float(x0[i])), 1e-2)
+        apply(m, [params[i]], np.array([x0[i] + h]))
+        cols.append((_residual(m, s, joint_names, actuator_names) - r0) / h)
+    A = np.stack(cols, 1) if cols else np.zeros((r0.size, 0))
+    bodies: dict[int, list[int]] = {}
+    for i in nd:
+        if params[i].kind == "body":
+            bodies.setdefault(params[i].obj_id, []).append(i)
+    Bs, phis = [], []
+    for b in bodies:
+        phi0 = phi_of(base, b)
+        scale = np.concatenate([[phi0[0]], np.full(3, max(abs(phi0[0]) * 1e-2, np.abs(phi0[1:4]).max())),
+                                np.full(6, max(np.abs(phi0[4:7]).max(), 1e-6))])
+        cb = []
+        for k in range(10):
+            h = 1e-3 * scale[k]
+            rr = []
+            for sign in (1.0, -1.0):
+                m = clone(base)
+                ph = phi0.copy()
+                ph[k] += sign * h
+                set_phi(m, b, ph)
+                rr.append(_residual(m, s, joint_names, actuator_names))
+            cb.append((rr[0] - rr[1]) / (2 * h))
+        Bs.append(np.stack(cb, 1))
+        phis.append(phi0)
+    return Regressor(r0, lin, A, tuple(bodies), tuple(tuple(v) for v in bodies.values()), tuple(Bs), tuple(phis),
+                     base)
+
+
+def regressor_residual(reg: Regressor, params: list[Resolved], x0: np.ndarray, values: np.ndarray) -> np.ndarray:
+    from real2sim.calibration.inertial import phi_of
+
+    r = reg.r0 + reg.A @ (values[list(reg.lin)] - x0[list(reg.lin)])
+    for b, idx, B, phi0 in zip(reg.bodies, reg.body_params, reg.B, reg.phi0, strict=True):
+        m = clone(reg.base)
+        apply(m, [params[i] for i in idx], values[list(idx)])
+        r = r + B @ (phi_of(m, b) - phi0)
+    return r
+
+
 def fit_inverse(model, params: list[Resolved], x0: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-                s: IdSamples, joint_names, actuator_names, prior_weight: float = 0.0):
-    """Bounded least squares of the torque residual over the non-delay parameters (delays keep ``x0``).
+                s: IdSamples, joint_names, actuator_names, prior_weight: float = 0.0,
+                log_mask: np.ndarray | None = None, reg: Regressor | None = None):
+    """Bounded least squares of the torque residual over the non-delay parameters (delays keep ``x0``), on the
+    affine ``Regressor`` (built once: every iterate costs a matrix product, not a pass of ``mj_inverse``). Body
+    inertias are fitted in physically consistent coordinates (``inertial.Reparam``): no iterate is unphysical.
 
-    ``prior_weight`` > 0 adds ``prior_weight · (x − x0)/(upper − lower)`` per parameter (a weak pull towards the
-    prior that keeps weakly excited parameters physical). Returns (values, FitOutput).
+    ``prior_weight`` > 0 adds a pull towards ``x0`` scaled to the torque residual: per parameter
+    ``prior_weight · √M · (x − x0)/span`` (span = the bound range; for body mass and inertia the log ratio,
+    for a centre of mass the shift over the body's radius of gyration). Returns (values, FitOutput).
     """
-    from real2sim.calibration.fit import fit_bounded
+    from real2sim.calibration.inertial import fit_physical, second_moments
 
+    x0 = np.asarray(x0, float)
     idx = [i for i, p in enumerate(params) if p.kind != "delay"]
     sub = [params[i] for i in idx]
-    span = np.where(np.isfinite(upper - lower), upper - lower, 1.0)[idx]
+    if reg is None:
+        reg = build_regressor(model, params, x0, s, joint_names, actuator_names)
+    n_res = reg.r0.size
+    span = np.where(np.isfinite(upper - lower), upper - lower, np.maximum(np.abs(x0), 1.0))
+    w = prior_weight * np.sqrt(n_res)
+
+    def prior(v: np.ndarray) -> np.ndarray:
+        out = []
+        for i, p in enumerate(params):
+            if p.kind == "delay":
+                continue
+            if p.kind == "body" and p.attribute == "mass":
+                out.append(np.log(max(v[i], 1e-12) / max(x0[i], 1e-12)))
+            elif p.kind == "body" and p.attribute == "com":
+                out.append((v[i] - x0[i]) / 0.05)
+            elif p.kind == "body" and p.attribute == "inertia":
+                comps = [j for j, q in enumerate(params) if q.kind == "body" and q.element == p.element
+                         and q.attribute == "inertia"]
+                if len(comps) == 3:
+                    k = comps.index(i)
+                    a = second_moments(v[comps])[k]
+                    a0 = second_moments(x0[comps])[k]
+                    out.append(np.log(max(a, 1e-15) / max(a0, 1e-15)) if a0 > 0 else 0.0)
+                else:
+                    out.append(np.log(max(v[i], 1e-15) / max(x0[i], 1e-15)))
+            else:
+                out.append((v[i] - x0[i]) / span[i])
+        return w * np.asarray(out, float)
 
     def fun(batch: np.ndarray) -> np.ndarray:
         rows = []
-        for v in batch:
-            m = clone(model)
-            apply(m, sub, v)
-            pred, appl = joint_torques(m, s, joint_names, actuator_names)
-            r = (pred - appl).ravel()
+        for v in np.atleast_2d(batch):
+            full = x0.copy()
+            full[idx] = v
+            r = regressor_residual(reg, params, x0, full)
             if prior_weight > 0:
-                r = np.concatenate([r, prior_weight * np.sqrt(len(r)) * (v - x0[idx]) / span])
+                r = np.concatenate([r, prior(full)])
             rows.append(r)
         return np.stack(rows)
 
-    out = fit_bounded(fun, x0[idx], lower[idx], upper[idx], np.zeros(len(idx), bool), max_nfev=30)
-    values = np.asarray(x0, float).copy()
+    lm = np.zeros(len(idx), bool) if log_mask is None else np.asarray(log_mask, bool)[idx]
+    out = fit_physical(fun, sub, x0[idx], lower[idx], upper[idx], lm, max_nfev=200)
+    values = x0.copy()
     values[idx] = out.values
     return values, out
