@@ -2,7 +2,8 @@
 
 CSV (optionally .gz) and NPZ are built in; Parquet (incl. the LeRobot layout, where vector columns such as
 ``observation.state`` are split into ``observation.state[0]``, ...), ROS 2 bags / MCAP (``sensor_msgs/JointState``
-via ``rosbags``; columns ``<joint>.position``, ``.velocity``, ``.effort``) and HDF5 (every 1-D/2-D dataset) need the
+via ``rosbags``; columns ``time`` (header stamp, seconds since the first message), ``<joint>.position``,
+``.velocity``, ``.effort``) and HDF5 (every 1-D/2-D dataset) need the
 ``formats`` extra (``pip install real2sim[formats]``).
 """
 
@@ -119,14 +120,14 @@ def _read_rosbag(path: Path) -> Table:
         from rosbags.highlevel import AnyReader
     except ImportError:
         raise _missing_extra(path, "rosbags") from None
-    rows: list[tuple[float, dict[str, tuple[float, float, float]]]] = []
+    rows: list[tuple[int, dict[str, tuple[float, float, float]]]] = []
     with AnyReader([path]) as reader:
         conns = [c for c in reader.connections if c.msgtype == "sensor_msgs/msg/JointState"]
         if not conns:
             raise InputError(path, "no sensor_msgs/JointState topic in the bag")
         for conn, _t, raw in reader.messages(connections=conns):
             msg = reader.deserialize(raw, conn.msgtype)
-            stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+            stamp = int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)  # exact
             vals = {}
             for i, n in enumerate(msg.name):
                 p = msg.position[i] if len(msg.position) > i else np.nan
@@ -136,7 +137,11 @@ def _read_rosbag(path: Path) -> Table:
             rows.append((stamp, vals))
     rows.sort(key=lambda r: r[0])
     names = sorted({n for _, v in rows for n in v})
-    out: Table = {"time": np.array([r[0] for r in rows])}
+    if not rows:
+        raise InputError(path, "the JointState topic has no messages")
+    # seconds since the first message, from integer nanoseconds (epoch seconds in float64 lose ~0.2 µs)
+    ns = np.array([r[0] for r in rows], dtype=np.int64)
+    out: Table = {"time": (ns - ns[0]).astype(float) * 1e-9}
     for n in names:
         for i, field in enumerate(("position", "velocity", "effort")):
             out[f"{n}.{field}"] = np.array([r[1].get(n, (np.nan,) * 3)[i] for r in rows], dtype=float)

@@ -29,6 +29,9 @@ class LogMap:
     actuators: dict[str, str]
     time_scale: float = 1.0
     source: str = ""
+    episode: int | None = None
+    """With several episodes in one file (LeRobot ``episode_index``): the one to load."""
+    episode_column: str = "episode_index"
 
 
 def load_map(path: str | Path) -> LogMap:
@@ -53,7 +56,33 @@ def load_map(path: str | Path) -> LogMap:
         if not isinstance(a, dict) or "ctrl" not in a:
             raise InputError(path, f"[actuators.{name}] needs ctrl = \"<column>\"")
         actuators[name] = a["ctrl"]
-    return LogMap(doc["time"], joints, actuators, float(doc.get("time_scale", 1.0)), str(path))
+    episode = doc.get("episode")
+    if episode is not None and (isinstance(episode, bool) or not isinstance(episode, int)):
+        raise InputError(path, f"episode must be an integer, got {episode!r}")
+    return LogMap(doc["time"], joints, actuators, float(doc.get("time_scale", 1.0)), str(path), episode,
+                  str(doc.get("episode_column", "episode_index")))
+
+
+def select_episode(table: Table, log_map: LogMap, path: Path) -> Table:
+    """Rows of one episode when the log holds several (LeRobot datasets); the map's ``episode`` picks it."""
+    col = table.get(log_map.episode_column)
+    if col is None:
+        if log_map.episode is not None:
+            raise InputError(path, f"the map selects episode {log_map.episode} but the log has no "
+                                   f"{log_map.episode_column!r} column")
+        return table
+    episodes = np.unique(col)
+    if log_map.episode is None:
+        if episodes.size > 1:
+            raise InputError(path, f"log holds {episodes.size} episodes in {log_map.episode_column!r} "
+                                   f"({', '.join(str(int(e)) for e in episodes[:10])}); choose one with "
+                                   "episode = N in the map")
+        return table
+    keep = col == log_map.episode
+    if not np.any(keep):
+        raise InputError(path, f"episode {log_map.episode} is not in the log (has "
+                               f"{', '.join(str(int(e)) for e in episodes[:10])})")
+    return {k: v[keep] for k, v in table.items()}
 
 
 def _column(table: Table, col: str, path: Path) -> np.ndarray:
@@ -84,7 +113,7 @@ def load_trajectory(path: str | Path, log_map: LogMap, model=None) -> tuple[Traj
     import mujoco
 
     path = Path(path)
-    table = read_table(path)
+    table = select_episode(read_table(path), log_map, path)
     if model is not None:
         for j in log_map.joints:
             if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j) < 0:
