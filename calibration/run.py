@@ -73,6 +73,13 @@ class CalibrateCfg:
             raise ConfigError("window_s must be positive")
         if self.delay_init not in ("xcorr", "model"):
             raise ConfigError("delay_init must be 'xcorr' or 'model'")
+        for name, wn in (("smooth_qvel_wn", self.smooth_qvel_wn), ("velocity_filter_wn", self.velocity_filter_wn)):
+            if wn is not None and not 0.0 < wn < 1.0:
+                raise ConfigError(f"{name} is a Butterworth cutoff as a fraction of Nyquist: 0 < Wn < 1, got {wn}")
+        if self.qvel_weight < 0 or self.prior_weight < 0:
+            raise ConfigError("qvel_weight and prior_weight must be >= 0")
+        if self.max_windows is not None and self.max_windows < 1:
+            raise ConfigError(f"max_windows must be >= 1, got {self.max_windows}")
         for p in (self.model, self.map, *self.logs, *self.holdout):
             if not Path(p).exists():
                 raise InputError(p, "does not exist")
@@ -177,7 +184,7 @@ def _delays_of(prob: Problem, values: np.ndarray) -> np.ndarray:
 
 def fit_problem(prob: Problem, cfg: CalibrateCfg):
     """Warm start (inverse dynamics) and/or trajectory matching. Returns (values, fit output, objective)."""
-    from real2sim.calibration.fit import fit_bounded
+    from real2sim.calibration.inertial import fit_physical
     from real2sim.calibration.inverse import fit_inverse, id_samples
 
     from real2sim.progress import step
@@ -189,11 +196,11 @@ def fit_problem(prob: Problem, cfg: CalibrateCfg):
         with step("inverse-dynamics least squares"):
             s = id_samples(prob.train, wn=cfg.velocity_filter_wn, max_samples=4000)
             x, out = fit_inverse(prob.model, prob.params, x, prob.lower, prob.upper, s, joints, acts,
-                                 prior_weight=cfg.prior_weight)
+                                 prior_weight=cfg.prior_weight, log_mask=prob.log_mask)
     obj = make_objective(prob, prob.train, cfg, cfg.max_windows)
     if cfg.method in ("windows", "inverse+windows"):
         with step(f"trajectory matching over {len(obj.sim.win.start)} windows"):
-            out = fit_bounded(obj, x, prob.lower, prob.upper, prob.log_mask, max_nfev=cfg.max_nfev)
+            out = fit_physical(obj, prob.params, x, prob.lower, prob.upper, prob.log_mask, max_nfev=cfg.max_nfev)
             x = out.values
     return x, out, obj
 

@@ -21,15 +21,31 @@ import click
               show_default=True, help="Trajectory matching, inverse-dynamics least squares, or both.")
 @click.option("--window", "window_s", type=float, default=0.5, show_default=True,
               help="Multiple-shooting window [s].")
+@click.option("--qvel-weight", type=float, default=0.05, show_default=True,
+              help="Weight [s] of velocity errors against angle errors in the trajectory residual.")
+@click.option("--qvel-from-qpos", is_flag=True,
+              help="Ignore logged velocities; derive them from qpos (Butterworth at --smooth-qvel or 0.1, then "
+                   "differentiation).")
+@click.option("--smooth-qvel", "smooth_qvel_wn", type=float, default=None,
+              help="Zero-phase Butterworth cutoff (x Nyquist, order 3) for window-initial velocities.")
+@click.option("--velocity-filter", "velocity_filter_wn", type=float, default=0.02, show_default=True,
+              help="Butterworth cutoff (x Nyquist) for velocities in inverse dynamics.")
+@click.option("--prior-weight", type=float, default=0.0, show_default=True,
+              help="Inverse dynamics: pull towards the model's values (0: none).")
+@click.option("--max-windows", type=int, default=None, help="Cap on training windows (spread evenly).")
 @click.option("--no-report", is_flag=True, help="Skip the PNG/HTML report.")
 @click.option("--json", "as_json", is_flag=True, help="Print result.json to stdout.")
 def command(model: Path, logs: tuple[Path, ...], map_path: Path, fit: tuple[str, ...], holdout: tuple[Path, ...],
-            out_dir: Path, method: str, window_s: float, no_report: bool, as_json: bool) -> None:
+            out_dir: Path, method: str, window_s: float, qvel_weight: float, qvel_from_qpos: bool,
+            smooth_qvel_wn: float | None, velocity_filter_wn: float, prior_weight: float, max_windows: int | None,
+            no_report: bool, as_json: bool) -> None:
     """Fit friction, inertia, actuator and delay parameters of MODEL to robot logs."""
     from real2sim.calibration.run import CalibrateCfg, run_calibrate
 
     cfg = CalibrateCfg(model=model, logs=logs, map=map_path, fit=fit, holdout=holdout, out_dir=out_dir,
-                       method=method, window_s=window_s, report=not no_report)
+                       method=method, window_s=window_s, report=not no_report, qvel_weight=qvel_weight,
+                       qvel_from_qpos=qvel_from_qpos, smooth_qvel_wn=smooth_qvel_wn,
+                       velocity_filter_wn=velocity_filter_wn, prior_weight=prior_weight, max_windows=max_windows)
     res = run_calibrate(cfg)
     if as_json:
         click.echo((out_dir / "result.json").read_text(), nl=False)
