@@ -15,6 +15,7 @@ from typing import Protocol
 
 import numpy as np
 import trimesh
+from real2sim.recon.carve import FreeSpace, carve, ray_spacing, unseen_solid
 from real2sim.recon.support import polygon_signed_distance
 from scipy.spatial import ConvexHull, QhullError, cKDTree
 
@@ -45,7 +46,14 @@ def _marching_cubes(volume: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def signed_distance(
-    lo: np.ndarray, h: float, shape: tuple[int, int, int], points: np.ndarray, normals: np.ndarray, k: int
+    lo: np.ndarray,
+    h: float,
+    shape: tuple[int, int, int],
+    points: np.ndarray,
+    normals: np.ndarray,
+    k: int,
+    solid: np.ndarray | None = None,
+    band: float | None = None,
 ) -> np.ndarray:
     """Hoppe-style signed distance on the grid ``lo + h * index`` from oriented ``points``: positive outside.
 
@@ -68,8 +76,10 @@ def signed_distance(
     d1 = np.linalg.norm(diff, axis=1)
     plane1 = np.einsum("mj,mj->m", diff, normals[near])
     sd = np.where(plane1 >= 0, 1.0, -1.0) * np.maximum(d1, np.abs(plane1))
+    if solid is not None:
+        sd = np.where(solid.ravel(), sd, np.abs(sd))
     sigma = 1.5 * h
-    band = np.flatnonzero(d1 < 2.5 * h)
+    band = np.flatnonzero(d1 < (2.5 * h if band is None else band))
     k = min(k, len(points))
     if len(band) and k > 1:
         g = grid[band]
@@ -81,12 +91,20 @@ def signed_distance(
 
 
 def mesh_object(
-    points: np.ndarray, normals: np.ndarray, support_z: float | None, cfg: MeshCfg
+    points: np.ndarray,
+    normals: np.ndarray,
+    support_z: float | None,
+    cfg: MeshCfg,
+    *,
+    free_space: FreeSpace | None = None,
 ) -> trimesh.Trimesh:
     """A watertight, outward-oriented mesh around oriented ``points`` (same frame as the points).
 
     ``normals`` must point out of the object (toward the sensor). With ``support_z`` the underside is closed
     against the plane ``z = support_z`` (z up) and the object is bounded by its points' 2D convex footprint.
+    ``free_space``: the scene's sensor rays; away from the points, space a ray passed through is outside and the
+    rest (unseen, above the support) inside (``carve.py``). Without it the far field takes the sign of the nearest
+    point's tangent plane.
     """
     points = np.asarray(points, dtype=np.float64)
     normals = np.asarray(normals, dtype=np.float64)
@@ -105,7 +123,11 @@ def mesh_object(
     lo = lo - pad * h
     shape = np.ceil((hi + pad * h - lo) / h).astype(int) + 1
     axes = [lo[i] + h * np.arange(shape[i]) for i in range(3)]
-    sd = signed_distance(lo, h, tuple(int(x) for x in shape), points, normals, k=8)
+    shp = (int(shape[0]), int(shape[1]), int(shape[2]))
+    solid, band = None, None
+    if free_space is not None and support_z is not None:
+        solid, band = _carved_solid(lo, h, shp, points, normals, free_space, support_z)
+    sd = signed_distance(lo, h, shp, points, normals, k=8, solid=solid, band=band)
     if support_z is not None:
         zz = np.broadcast_to(axes[2][None, None, :], tuple(shape)).ravel()
         sd = np.maximum(sd, support_z - zz)
@@ -120,21 +142,92 @@ def mesh_object(
     else:  # no support: bound the inside by the points' 3D convex hull (closes unseen holes without a blob)
         sd = np.maximum(sd, _hull_distance(lo, h, tuple(int(x) for x in shape), points))
     vol = sd.reshape(shape)
-    vol[[0, -1], :, :] = h
-    vol[:, [0, -1], :] = h
-    vol[:, :, [0, -1]] = h
+    _seal(vol, h)
     if not (vol < 0).any():
         raise StageError("meshing found no inside: the normals do not enclose a volume")
+    _keep_largest_inside(vol)
+    mesh = _surface_within_budget(vol, lo, h, cfg.max_triangles)
+    v = np.array(mesh.vertices)
+    v[:, 2] = np.maximum(v[:, 2], support_z)  # interpolation may nudge the base a hair below the support
+    return trimesh.Trimesh(v, np.asarray(mesh.faces), process=False)
+
+
+def _seal(vol: np.ndarray, value: float) -> None:
+    """Outside on the grid's faces, so the iso-surface is closed."""
+    vol[[0, -1], :, :] = value
+    vol[:, [0, -1], :] = value
+    vol[:, :, [0, -1]] = value
+
+
+def _keep_largest_inside(vol: np.ndarray) -> None:
+    """Turn every inside region but the largest (26-connected) outside, in place: one body per object."""
+    from scipy import ndimage
+
+    inside = vol < 0
+    lab, n = ndimage.label(inside, structure=np.ones((3, 3, 3), dtype=bool))
+    if n > 1:
+        big = int(np.argmax(np.bincount(lab.ravel())[1:])) + 1
+        other = inside & (lab != big)
+        vol[other] = -vol[other]
+
+
+def _surface_within_budget(vol: np.ndarray, lo: np.ndarray, h: float, max_triangles: int) -> trimesh.Trimesh:
+    """Marching cubes of ``vol`` (spacing ``h``); when that gives more than ``max_triangles``, the field is
+    resampled (trilinear) on a coarser grid sized for about 90 % of the budget and meshed again. Marching cubes on
+    a sealed grid is closed by construction, so no decimation (which can fold faces) is needed."""
+    from scipy import ndimage
+
     v, f = _marching_cubes(vol)
     if len(f) == 0:
         raise StageError("meshing produced no surface")
-    mesh = trimesh.Trimesh(vertices=lo + v * h, faces=f, process=True)
+    step = h
+    shape = np.asarray(vol.shape)
+    for _ in range(6):
+        if len(f) <= max_triangles:
+            break
+        step = step * np.sqrt(len(f) / (0.9 * max_triangles))
+        n = np.maximum(np.floor((shape - 1) * h / step).astype(int) + 1, 3)
+        axes = [np.arange(n[i]) * (step / h) for i in range(3)]
+        coords = np.stack(np.meshgrid(*axes, indexing="ij"), axis=0)
+        coarse = ndimage.map_coordinates(vol, coords, order=1, mode="nearest")
+        _seal(coarse, step)
+        v, f = _marching_cubes(coarse)
+    if len(f) > max_triangles or len(f) == 0:
+        raise StageError(f"could not mesh the object within {max_triangles} triangles")
+    mesh = trimesh.Trimesh(vertices=lo + v * step, faces=f, process=True)
     mesh = largest_component(mesh)
-    mesh = decimate(mesh, cfg.max_triangles)
-    mesh = ensure_closed(mesh)
-    v = np.array(mesh.vertices)
-    v[:, 2] = np.maximum(v[:, 2], support_z)  # decimation may nudge the base a hair below the support
-    return trimesh.Trimesh(v, np.asarray(mesh.faces), process=False)
+    return ensure_closed(mesh)
+
+
+def _carved_solid(
+    lo: np.ndarray,
+    h: float,
+    shape: tuple[int, int, int],
+    points: np.ndarray,
+    normals: np.ndarray,
+    rays: FreeSpace,
+    support_z: float,
+) -> tuple[np.ndarray, float]:
+    """Solid mask from free-space carving and the band [m] around the points where the tangent planes decide.
+
+    The carving starts ``margin`` in front of each measured point: at least 1.5 voxels, more for noisy ranges
+    (2.5 sigma of the raw points about the smoothed points' tangent planes), so noise behind a surface does not
+    carve into the object.
+    """
+    hi = lo + h * (np.asarray(shape) - 1)
+    ends = np.asarray(rays.ends)
+    inside = np.all((ends >= lo) & (ends <= hi), axis=1)
+    raw = ends[inside & ~np.asarray(rays.on_support, dtype=bool)]
+    sigma = 0.0
+    if len(raw):
+        if len(raw) > 20000:
+            raw = raw[np.random.default_rng(0).choice(len(raw), 20000, replace=False)]
+        _, nn = cKDTree(points).query(raw, workers=-1)
+        sigma = 1.4826 * float(np.median(np.abs(np.einsum("ij,ij->i", raw - points[nn], normals[nn]))))
+    margin = max(1.5 * h, 2.5 * sigma)
+    carved = carve(lo, h, shape, rays, margin, support_z)
+    spacing = ray_spacing(ends[inside], np.asarray(rays.origins)[inside]) / h
+    return unseen_solid(carved, spacing), margin + h
 
 
 def _poisson(points: np.ndarray, normals: np.ndarray, cfg: MeshCfg) -> trimesh.Trimesh:

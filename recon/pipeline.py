@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import trimesh
+from real2sim.recon.carve import FreeSpace
 from real2sim.recon.mesh import mesh_object
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.pointcloud_io import PointCloud
@@ -166,6 +167,7 @@ def points_to_scene(
         lab_valid[cand] = np.where(cand_lab >= 0, cand_lab + 1, -1)
         n_obj = int(ds_lab.max()) + 1
         clock("segment")
+        free_space = None if w_orig is None else FreeSpace(w, w_orig, support_mask)
         for k in range(n_obj):
             sel = cand[cand_lab == k]
             obj_pts = w[sel]
@@ -178,7 +180,7 @@ def points_to_scene(
             else:
                 o = np.array([mpts[:, 0].mean(), mpts[:, 1].mean(), mpts[:, 2].max() + 1.0])
             nrm = estimate_normals(mpts, cfg.normal_radius, o)
-            mesh_w = mesh_object(mpts, nrm, 0.0, cfg)
+            mesh_w = mesh_object(mpts, nrm, 0.0, cfg, free_space=free_space)
             mesh_o, world_from_object = place_object(mesh_w, 0.0)
             objects.append(
                 SceneObject(

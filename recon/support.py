@@ -36,7 +36,13 @@ class SupportFit:
 def voxel_downsample(points: np.ndarray, voxel: float) -> tuple[np.ndarray, np.ndarray]:
     """Mean point per occupied voxel, and for every input point the index of its voxel (vectorised)."""
     keys = np.floor(points / voxel).astype(np.int64)
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    keys -= keys.min(axis=0)
+    dims = keys.max(axis=0) + 1
+    if float(dims[0]) * float(dims[1]) * float(dims[2]) < 2.0**62:  # one int64 key per voxel: fast 1-D unique
+        flat = (keys[:, 0] * dims[1] + keys[:, 1]) * dims[2] + keys[:, 2]
+        _, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     order = np.argsort(first, kind="stable")  # voxels in order of first appearance: deterministic, input-ordered
     rank = np.empty_like(order)

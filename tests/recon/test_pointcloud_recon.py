@@ -98,12 +98,9 @@ def test_bunny_merged_mesh(shared_data: Path) -> None:
     assert _chamfer(m, ref) <= 0.002
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: mug cavity is filled (volume +86 %, Chamfer 2.5 mm) and the stone's unseen underside is "
-    "closed straight down (+7 % volume); box and cylinder pass (0.9 mm, <1 %). Needs free-space carving.",
-)
-def test_sample_data_scans(sample_data: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def sample_errors(sample_data: Path) -> dict[str, tuple[float, float]]:
+    """Reconstruct the sample scans once: per ground-truth object (Chamfer [m], relative volume error)."""
     gt = json.loads((sample_data / "ground_truth.json").read_text())
     files = tuple(sample_data / d["file"] for d in gt["lidar"])
     out = run_recon_pointcloud(PointCloudReconCfg(inputs=files, poses=sample_data / "lidar" / "poses.json"))
@@ -114,13 +111,35 @@ def test_sample_data_scans(sample_data: Path, tmp_path: Path) -> None:
         m.apply_transform(np.asarray(o["world_from_object"]))
         truth.append((o["name"], m, o["volume"]))
     recs = [o.mesh_in_world() for o in out.scene.objects]
+    for r in recs:
+        assert r.is_watertight and r.volume > 0 and len(r.faces) <= 20000
     cost = np.array([[np.linalg.norm(t.centroid - r.centroid) for r in recs] for _, t, _ in truth])
     errors = {}
     for i, j in zip(*linear_sum_assignment(cost), strict=True):
         name, t, vol = truth[i]
         errors[name] = (_chamfer(t, recs[j]), abs(recs[j].volume - vol) / vol)
-    bad = {k: v for k, v in errors.items() if v[0] > 0.002 or v[1] > 0.05}
-    assert not bad, errors
+    return errors
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "box",
+        "cylinder",
+        "stone",
+        pytest.param(
+            "mug",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="known gap: the lower half of the mug's cavity is seen by no ray (sensor elevations 34-48 deg "
+                "vs a cavity 8.7 cm deep, 7 cm wide), so carving cannot open it; measured volume +69 %, Chamfer 2.1 mm",
+            ),
+        ),
+    ],
+)
+def test_sample_data_scans(sample_errors: dict[str, tuple[float, float]], name: str) -> None:
+    chamfer, vol_err = sample_errors[name]
+    assert chamfer <= 0.002 and vol_err <= 0.05, (name, chamfer, vol_err)
 
 
 # ------------------------------------------------------------------------------------------- CLI errors
