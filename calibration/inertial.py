@@ -71,6 +71,7 @@ def set_phi(model, body: int, phi: np.ndarray) -> None:
     model.body_ipos[body] = c
     model.body_inertia[body] = w
     model.body_iquat[body] = q
+    model.body_sameframe[body] = 0  # the compiler's "inertial frame = body frame" shortcut would ignore ipos/iquat
 
 
 def pseudo_inertia(phi: np.ndarray) -> np.ndarray:

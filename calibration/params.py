@@ -118,6 +118,8 @@ def set_value(model, p: Resolved, v: float) -> None:
             model.body_mass[i] = v
         elif p.attribute == "com":
             model.body_ipos[i, p.index] = v
+            # compiled bodies whose inertial frame coincided with the body frame skip ipos at run time
+            model.body_sameframe[i] = 0
         else:
             model.body_inertia[i, p.index] = v
     elif p.kind == "actuator":
