@@ -18,35 +18,11 @@ SHARED = ROOT.parent / "shared" / "data" / "pointclouds"
 
 
 def synthetic_tabletop(n: int, seed: int = 0) -> np.ndarray:
-    """A 1.2 x 0.8 m table (z = 0) with two boxes and two cylinders, seen from above, in a tilted sensor frame."""
-    rng = np.random.default_rng(seed)
-    parts = []
-    n_table = int(0.6 * n)
-    parts.append(np.c_[rng.uniform(-0.6, 0.6, n_table), rng.uniform(-0.4, 0.4, n_table), np.zeros(n_table)])
-    n_obj = (n - n_table) // 4
-    for cx, cy, sx, sy, sz in ((-0.3, 0.1, 0.1, 0.15, 0.12), (0.25, -0.15, 0.08, 0.08, 0.2)):
-        face = rng.integers(0, 5, n_obj)
-        u, v = rng.uniform(-0.5, 0.5, (2, n_obj))
-        p = np.zeros((n_obj, 3))
-        p[face == 0] = np.c_[u[face == 0] * sx, v[face == 0] * sy, np.full((face == 0).sum(), sz)]
-        for k, (ax, sgn) in enumerate(((0, 1), (0, -1), (1, 1), (1, -1)), start=1):
-            m = face == k
-            q = np.c_[u[m] * sx, u[m] * sy, (v[m] + 0.5) * sz]
-            q[:, ax] = sgn * (sx if ax == 0 else sy) / 2
-            p[m] = q
-        parts.append(p + [cx, cy, 0])
-    for cx, cy, r, hgt in ((0.2, 0.2, 0.04, 0.15), (-0.1, -0.2, 0.06, 0.1)):
-        a = rng.uniform(0, 2 * np.pi, n_obj)
-        top = rng.random(n_obj) < 0.3
-        rr = np.where(top, r * np.sqrt(rng.random(n_obj)), r)
-        z = np.where(top, hgt, rng.uniform(0, hgt, n_obj))
-        parts.append(np.c_[cx + rr * np.cos(a), cy + rr * np.sin(a), z])
-    pts = np.concatenate(parts)[:n]
-    pts += rng.normal(0, 0.001, pts.shape)
-    # into a sensor frame 1 m above, looking down at 45 degrees
-    ang = np.radians(135)
-    R = np.array([[1, 0, 0], [0, np.cos(ang), -np.sin(ang)], [0, np.sin(ang), np.cos(ang)]])
-    return (pts - [0, -0.7, 0.7]) @ R.T
+    """A ray-cast scan (``real2sim.recon.synthetic_scan.tabletop``): a 1.2 x 0.8 m table with two boxes and two
+    cylinders seen by one sensor looking down at 45 degrees, ``n`` points in the sensor frame, 1 mm range noise."""
+    from real2sim.recon.synthetic_scan import tabletop
+
+    return tabletop(n, seed=seed)[0].points
 
 
 def ours(points: np.ndarray, name: str, quick: bool = False) -> dict:
@@ -56,9 +32,11 @@ def ours(points: np.ndarray, name: str, quick: bool = False) -> dict:
 
     t: dict[str, float] = {}
     t0 = time.perf_counter()
+    c0 = time.process_time()
     out = points_to_scene(PointCloud(points, sensor_origin=np.zeros(3)), PointCloudReconCfg(mesh_max_cells=40 if quick else 100), input_name=name,
                           timings=t)  # fmt: skip
     t["total"] = time.perf_counter() - t0
+    t["cpu"] = time.process_time() - c0
     t["objects"] = len(out.scene.objects)
     t["watertight"] = all(o.mesh.is_watertight for o in out.scene.objects)
     return t
@@ -70,6 +48,7 @@ def baseline(points: np.ndarray) -> dict:
     o3d.utility.random.seed(0)
     t: dict[str, float] = {}
     t0 = time.perf_counter()
+    c0 = time.process_time()
     pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points))
     model, inl = pc.segment_plane(0.01, 3, 1000)
     t["support"] = time.perf_counter() - t0
@@ -89,6 +68,7 @@ def baseline(points: np.ndarray) -> dict:
         wt.append(m.is_watertight())
     t["mesh"] = time.perf_counter() - t0 - t["support"] - t["segment"]
     t["total"] = time.perf_counter() - t0
+    t["cpu"] = time.process_time() - c0
     t["objects"] = len(good)
     t["watertight"] = all(wt) if wt else False
     return t
@@ -116,11 +96,11 @@ def main() -> None:
     from rich.table import Table
 
     tab = Table(title="point-cloud recon: seconds per stage (real2sim | Open3D baseline)")
-    for col in ("input", "points", "support", "segment", "mesh", "total", "objects", "watertight"):
+    for col in ("input", "points", "support", "segment", "mesh", "total", "cpu", "objects", "watertight"):
         tab.add_column(col)
     for r in rows:
         a, b = r["real2sim"], r["open3d_baseline"]
-        cells = [f"{a.get(k, 0):.2f} | {b.get(k, 0):.2f}" for k in ("support", "segment", "mesh", "total")]
+        cells = [f"{a.get(k, 0):.2f} | {b.get(k, 0):.2f}" for k in ("support", "segment", "mesh", "total", "cpu")]
         tab.add_row(r["input"], str(r["points"]), *cells, f"{a['objects']} | {b['objects']}",
                     f"{a['watertight']} | {b['watertight']}")  # fmt: skip
     Console().print(tab)

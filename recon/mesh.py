@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 import trimesh
-from real2sim.recon.carve import FreeSpace, carve, ray_spacing, unseen_solid
+from real2sim.recon.carve import FreeSpace, carve, carve_projective, ray_spacing, unseen_solid
 from real2sim.recon.support import polygon_signed_distance
 from scipy.spatial import ConvexHull, QhullError, cKDTree
 
@@ -160,7 +160,8 @@ def _seal(vol: np.ndarray, value: float) -> None:
 
 
 def _keep_largest_inside(vol: np.ndarray) -> None:
-    """Turn every inside region but the largest (26-connected) outside, in place: one body per object."""
+    """In place: every inside region but the largest (26-connected) turns outside, and every outside pocket not
+    connected to the grid's (sealed) faces turns inside: one solid body without internal voids per object."""
     from scipy import ndimage
 
     inside = vol < 0
@@ -169,6 +170,11 @@ def _keep_largest_inside(vol: np.ndarray) -> None:
         big = int(np.argmax(np.bincount(lab.ravel())[1:])) + 1
         other = inside & (lab != big)
         vol[other] = -vol[other]
+        inside &= ~other
+    lab, n = ndimage.label(~inside)
+    if n > 1:
+        pocket = ~inside & (lab != lab[0, 0, 0])
+        vol[pocket] = -np.abs(vol[pocket]) - 1e-12
 
 
 def _surface_within_budget(vol: np.ndarray, lo: np.ndarray, h: float, max_triangles: int) -> trimesh.Trimesh:
@@ -225,7 +231,9 @@ def _carved_solid(
         _, nn = cKDTree(points).query(raw, workers=-1)
         sigma = 1.4826 * float(np.median(np.abs(np.einsum("ij,ij->i", raw - points[nn], normals[nn]))))
     margin = max(1.5 * h, 2.5 * sigma)
-    carved = carve(lo, h, shape, rays, margin, support_z)
+    carved = carve_projective(lo, h, shape, rays, margin, support_z)
+    if carved is None:
+        carved = carve(lo, h, shape, rays, margin, support_z)
     spacing = ray_spacing(ends[inside], np.asarray(rays.origins)[inside]) / h
     return unseen_solid(carved, spacing), margin + h
 
