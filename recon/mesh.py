@@ -21,6 +21,10 @@ from scipy.spatial import ConvexHull, QhullError, cKDTree
 
 from real2sim.errors import StageError
 
+BUDGET_FACES_PER_AREA = 2.5
+"""Marching-cubes triangles per (bounding-box surface area / voxel area), as measured on boxes, cylinders, a mug
+and a stone (1.7 to 2.8): sizes the meshing grid so the surface fits the triangle budget at the first try."""
+
 
 class MeshCfg(Protocol):
     mesh_voxel: float
@@ -118,7 +122,11 @@ def mesh_object(
     if support_z is not None:
         lo[2] = min(lo[2], support_z)
     ext = hi - lo
-    h = max(cfg.mesh_voxel, float(ext.max()) / cfg.mesh_max_cells)
+    # Marching cubes gives about BUDGET_FACES_PER_AREA * area / h^2 triangles; a grid finer than the triangle
+    # budget can use would only be resampled coarser afterwards (area bounded by the bounding box's).
+    box_area = 2.0 * float(ext[0] * ext[1] + ext[1] * ext[2] + ext[0] * ext[2])
+    h_budget = np.sqrt(BUDGET_FACES_PER_AREA * box_area / (0.9 * cfg.max_triangles))
+    h = max(cfg.mesh_voxel, float(ext.max()) / cfg.mesh_max_cells, float(h_budget))
     pad = 2
     lo = lo - pad * h
     shape = np.ceil((hi + pad * h - lo) / h).astype(int) + 1

@@ -187,7 +187,25 @@ def fit_support(
 def inside_polygon(xy: np.ndarray, hull: np.ndarray, margin: float = 0.0) -> np.ndarray:
     """Mask of ``xy`` points inside the convex polygon ``hull`` (counter-clockwise, as Qhull gives), grown by
     ``margin`` [m]."""
-    return polygon_signed_distance(xy, hull) <= margin
+    xy = np.asarray(xy, dtype=np.float64)
+    hull = np.asarray(hull, dtype=np.float64)
+    if len(hull) < 3 or len(xy) < 1000 or margin < 0:
+        return polygon_signed_distance(xy, hull) <= margin
+    # Fast path (O(N log K)): the wedge around the centroid each point falls in decides against that wedge's
+    # edge; only points outside the polygon need the margin test against every edge.
+    ctr = hull.mean(axis=0)
+    ang = np.arctan2(hull[:, 1] - ctr[1], hull[:, 0] - ctr[0])
+    order = np.argsort(ang)
+    hv, ang = hull[order], ang[order]
+    pa = np.arctan2(xy[:, 1] - ctr[1], xy[:, 0] - ctr[0])
+    i = (np.searchsorted(ang, pa) - 1) % len(hv)
+    a, b = hv[i], hv[(i + 1) % len(hv)]
+    cross = (b[:, 0] - a[:, 0]) * (xy[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (xy[:, 0] - a[:, 0])
+    inside = cross >= 0  # left of the counter-clockwise edge
+    out = np.flatnonzero(~inside)
+    if margin > 0 and len(out):
+        inside[out] = polygon_signed_distance(xy[out], hull) <= margin
+    return inside
 
 
 def polygon_signed_distance(xy: np.ndarray, hull: np.ndarray) -> np.ndarray:
