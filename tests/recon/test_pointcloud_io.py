@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from real2sim.recon.pointcloud_io import lzf_decompress, read_points
+from real2sim.recon.pointcloud_io import lzf_decompress, lzf_decompress_py, read_points
 
 from real2sim.errors import InputError
 
@@ -32,6 +32,20 @@ def test_lzf_back_references() -> None:
     assert lzf_decompress(src, 10) == b"abcabcabcX"
     with pytest.raises(ValueError):
         lzf_decompress(src, 11)
+
+
+def test_lzf_c_and_python_decoders_agree() -> None:
+    lzf = pytest.importorskip("lzf", reason="python-lzf (C decoder) not installed; the pure-Python one is tested above")
+    rng = np.random.default_rng(1)
+    # compressible data with long and overlapping repeats, as organised float clouds have
+    data = np.repeat(rng.integers(0, 4, 4000, dtype=np.uint8), rng.integers(1, 40, 4000)).tobytes()
+    comp = lzf.compress(data)
+    assert comp is not None and len(comp) < len(data)
+    assert lzf_decompress(comp, len(data)) == data == lzf_decompress_py(comp, len(data))
+    with pytest.raises(ValueError):
+        lzf_decompress(comp, len(data) + 1)
+    with pytest.raises(ValueError):
+        lzf_decompress(comp[: len(comp) // 2], len(data))
 
 
 def _ply_header(fmt: str, n: int, extra: str = "") -> str:
