@@ -160,6 +160,8 @@ class SfmResult:
     mean_reprojection_error: float = float("nan")
     observations: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     """Per image: (M, 3) rows ``u, v, point_index`` of the triangulated keypoints."""
+    reconstruction: object | None = field(default=None, repr=False, compare=False)
+    """The pycolmap ``Reconstruction`` (for COLMAP's dense stereo)."""
 
     @property
     def registered(self) -> tuple[str, ...]:
@@ -424,6 +426,7 @@ def _result(image_dir, names, rec, all_recs, used, timings, cfg, kp, pairs, best
         warnings=warnings,
         mean_reprojection_error=float(rec.compute_mean_reprojection_error()),
         observations=obs,
+        reconstruction=rec,
     )
 
 
