@@ -1,8 +1,8 @@
-"""``real2sim recon photos``: photos around a scene → SfM cameras → metric scale → points → ``Scene``.
+"""``real2sim recon photos``: photos around a scene → SfM cameras → metric scale → dense points → ``Scene``.
 
 Output folder: ``cameras.json`` (per registered image: file, ``cam_from_world`` 4x4 in the scene frame,
 intrinsics), ``sfm_report.json`` (timings, unregistered images with the reason, warnings, scale), and unless
-``poses_only`` the scene (``scene.json`` + ``meshes/``) built by the point-cloud path from the reconstructed points;
+``poses_only`` the scene (``scene.json`` + ``meshes/``) built by the point-cloud path from the dense points (``recon.mvs``);
 with ``splat`` also ``nerfstudio/`` (``transforms.json`` + images).
 """
 
@@ -15,6 +15,7 @@ from typing import Literal
 
 import numpy as np
 from real2sim.recon.marker import ScaleEstimate, scale_from_marker
+from real2sim.recon.mvs import MvsCfg
 from real2sim.recon.sfm import SfmCfg, SfmResult, run_sfm
 
 from real2sim.atomic import output_dir, write_json
@@ -44,7 +45,10 @@ class PhotosReconCfg:
     scale: float | None = None
     """Known metres per SfM unit (overrides the marker)."""
     dense: Literal["auto", "cpu", "cuda"] = "auto"
-    """Dense geometry: cuda (COLMAP PatchMatch, needs a CUDA pycolmap), cpu, or auto."""
+    """Dense geometry: cuda (COLMAP PatchMatch, needs a CUDA pycolmap), cpu (rectified-pair SGBM + TSDF fusion),
+    or auto (cuda when available)."""
+    mvs: MvsCfg = field(default_factory=MvsCfg)
+    """Options of the CPU dense path."""
     splat: bool = False
     """Also write a nerfstudio dataset and train splatfacto when nerfstudio is installed."""
     poses_only: bool = False
@@ -65,6 +69,7 @@ class PhotosReconCfg:
             if not pycolmap.has_cuda:
                 raise ConfigError("--dense cuda needs pycolmap built with CUDA (this one is CPU-only); use --dense cpu")
         self.sfm.validate()
+        self.mvs.validate()
         return self
 
 
@@ -93,6 +98,7 @@ def cameras_json(sfm: SfmResult, world_from_sfm: np.ndarray) -> dict:
 def _report(sfm: SfmResult, est: ScaleEstimate | None, dense: str) -> dict:
     return {"images": len(sfm.images), "registered": len(sfm.registered), "mapper": sfm.mapper,
             "unregistered": dict(sfm.unregistered), "warnings": list(sfm.warnings),
+            "timings_s": {k: round(v, 3) for k, v in sfm.timings.items()},
             "mean_reprojection_error_px": sfm.mean_reprojection_error, "sparse_points": len(sfm.points),
             "scale": None if est is None else est.to_json(), "dense": dense}  # fmt: skip
 
@@ -112,23 +118,20 @@ def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
     scene = None
     dense = "none"
     if not cfg.poses_only:
+        from real2sim.recon.mvs import dense_points
         from real2sim.recon.pipeline import points_to_scene
         from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-        from real2sim.recon.pointcloud_io import PointCloud
 
-        # Dense multi-view stereo is not wired yet: the SfM points are meshed (see the module docstring).
-        dense = "sparse-sfm-points"
-        pts = sfm.points * scale
-        centres = np.array([-(c[:3, :3].T @ c[:3, 3]) for c in sfm.cam_from_world.values()]) * scale
-        cloud = PointCloud(pts, colors=sfm.colors, source=str(cfg.image_dir))
-        pc_cfg = PointCloudReconCfg(outlier_std=2.0).validate()
+        cloud, dense = dense_points(sfm, world_from_sfm, cfg.dense, cfg.mvs, sfm.timings)
+        pts = cloud.points
+        pc_cfg = PointCloudReconCfg().validate()
         if cfg.object_only:
             ext = float(np.ptp(pts, axis=0).max())
             pc_cfg = replace(pc_cfg, normal_radius=ext / 15, mesh_voxel=ext / 100).validate()
-        out = points_to_scene(cloud, pc_cfg, object_only=cfg.object_only, input_name=Path(cfg.image_dir).name)
+        out = points_to_scene(cloud, pc_cfg, object_only=cfg.object_only, input_name=Path(cfg.image_dir).name,
+                              timings=sfm.timings)  # fmt: skip
         world_from_sfm = out.world_from_input @ world_from_sfm
-        del centres
-        steps = ("sfm", "scale", "points", "segment + mesh")
+        steps = ("sfm", "scale", f"dense ({dense})", "segment + mesh")
         prov = Provenance.for_inputs([cfg.image_dir / n for n in sfm.images], steps, {
             "marker_size": cfg.marker_size, "scale": scale, "object_only": cfg.object_only, "dense": dense,
             "camera_model": cfg.sfm.camera_model, "intrinsics": cfg.sfm.intrinsics})  # fmt: skip
