@@ -115,7 +115,7 @@ def mesh_object(
     if len(points) < 10:
         raise StageError(f"too few points to mesh an object ({len(points)})")
     normals = normals / (np.linalg.norm(normals, axis=1, keepdims=True) + 1e-18)
-    if support_z is None:
+    if support_z is None and free_space is None:
         return _poisson(points, normals, cfg)
     lo = points.min(axis=0)
     hi = points.max(axis=0)
@@ -133,7 +133,7 @@ def mesh_object(
     axes = [lo[i] + h * np.arange(shape[i]) for i in range(3)]
     shp = (int(shape[0]), int(shape[1]), int(shape[2]))
     solid, band = None, None
-    if free_space is not None and support_z is not None:
+    if free_space is not None:
         solid, band = _carved_solid(lo, h, shp, points, normals, free_space, support_z)
     sd = signed_distance(lo, h, shp, points, normals, k=8, solid=solid, band=band)
     if support_z is not None:
@@ -156,7 +156,8 @@ def mesh_object(
     _keep_largest_inside(vol)
     mesh = _surface_within_budget(vol, lo, h, cfg.max_triangles)
     v = np.array(mesh.vertices)
-    v[:, 2] = np.maximum(v[:, 2], support_z)  # interpolation may nudge the base a hair below the support
+    if support_z is not None:
+        v[:, 2] = np.maximum(v[:, 2], support_z)  # interpolation may nudge the base a hair below the support
     return trimesh.Trimesh(v, np.asarray(mesh.faces), process=False)
 
 
@@ -220,7 +221,7 @@ def _carved_solid(
     points: np.ndarray,
     normals: np.ndarray,
     rays: FreeSpace,
-    support_z: float,
+    support_z: float | None,
 ) -> tuple[np.ndarray, float]:
     """Solid mask from free-space carving and the band [m] around the points where the tangent planes decide.
 
@@ -246,17 +247,35 @@ def _carved_solid(
     return unseen_solid(carved, spacing), margin + h
 
 
+POISSON_TRIM_LEVELS = 0.5
+"""Screened Poisson vertices whose sample density is this many octree levels below the median are trimmed: they
+lie where no samples were (the surface was extrapolated over an unseen hole), which is then closed minimally."""
+
+
 def _poisson(points: np.ndarray, normals: np.ndarray, cfg: MeshCfg) -> trimesh.Trimesh:
-    """Screened Poisson surface (closes unseen holes smoothly) for objects with no support under them."""
+    """Screened Poisson surface for objects with no support under them. Poisson closes unseen holes with smooth
+    bulges; the vertices it placed far from any sample (low density) are trimmed and the resulting holes filled
+    with minimal patches (MeshFix), which follows an unseen flat base far more closely."""
     import open3d as o3d
 
     pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points))
     pc.normals = o3d.utility.Vector3dVector(normals)
     ext = float((points.max(axis=0) - points.min(axis=0)).max())
     depth = int(np.clip(np.ceil(np.log2(ext / cfg.mesh_voxel)), 5, 10))
-    m, _ = o3d.geometry.TriangleMesh.create_from_point_cloud_poisson(pc, depth=depth, scale=1.1, linear_fit=True)
-    mesh = trimesh.Trimesh(np.asarray(m.vertices), np.asarray(m.triangles), process=True)
-    mesh = largest_component(mesh)
+    m, dens = o3d.geometry.TriangleMesh.create_from_point_cloud_poisson(pc, depth=depth, scale=1.1, linear_fit=True)
+    v, f = np.asarray(m.vertices), np.asarray(m.triangles)
+    full = largest_component(trimesh.Trimesh(v, f, process=True))
+    dens = np.asarray(dens)
+    keep = dens >= np.median(dens) - POISSON_TRIM_LEVELS
+    mesh = full
+    if not keep.all():
+        trimmed = largest_component(trimesh.Trimesh(v, f[keep[f].all(axis=1)], process=True))
+        import pymeshfix
+
+        vc, fc = pymeshfix.clean_from_arrays(np.asarray(trimmed.vertices), np.asarray(trimmed.faces))
+        closed = trimesh.Trimesh(vc, fc, process=True)
+        if closed.is_watertight and closed.is_winding_consistent and len(closed.faces) > 0.5 * len(full.faces):
+            mesh = closed
     mesh = decimate(mesh, cfg.max_triangles)
     return ensure_closed(mesh)
 
