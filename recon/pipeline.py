@@ -167,7 +167,7 @@ def points_to_scene(
         lab_valid[cand] = np.where(cand_lab >= 0, cand_lab + 1, -1)
         n_obj = int(ds_lab.max()) + 1
         clock("segment")
-        free_space = None if w_orig is None else FreeSpace(w, w_orig, support_mask)
+        free_space = None if w_orig is None else FreeSpace.from_rays(w, w_orig, support_mask)
         for k in range(n_obj):
             sel = cand[cand_lab == k]
             obj_pts = w[sel]
