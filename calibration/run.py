@@ -161,6 +161,12 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
     lower, upper = bounds[:, 0], bounds[:, 1]
     x0 = np.clip(x0, lower, upper)
     log_mask = np.array([p.spec.log_scale for p in params], bool)
+    from real2sim.calibration.inertial import Reparam, second_moments
+
+    for t in Reparam(params, x0).triplets:
+        if np.any(second_moments(x0[list(t)]) <= 0):
+            notes.append(f"body {params[t[0]].element!r}: initial principal moments {x0[list(t)].tolist()} violate "
+                         "the triangle inequality (not a rigid body); the fit starts from the nearest physical one")
     return Problem(model, params, x0, lower, upper, log_mask, train, hold, notes, Path(cfg.model))
 
 
