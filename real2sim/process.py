@@ -26,6 +26,7 @@ from typing import Any
 from real2sim import __version__
 from real2sim.atomic import write_json
 from real2sim.errors import ConfigError, InputError
+from real2sim.executor import ExecutorCfg, run_map
 from real2sim.provenance import sha256_file
 from real2sim.session import Session, load_session
 
@@ -168,6 +169,27 @@ def run_process(cfg: ProcessCfg) -> ProcessResult:
         else:
             notes.append("calibrate: no [robot] section in session.toml")
     return ProcessResult(session, r.out, tuple(r.runs), tuple(notes))
+
+
+def _process_one(cfg: ProcessCfg) -> ProcessResult:
+    return run_process(cfg)
+
+
+def run_batch(cfgs: list[ProcessCfg], executor: ExecutorCfg | None = None) -> list[ProcessResult]:
+    """Several sessions at once: one per worker process (or Ray task); results in the order given.
+
+    Each session then runs its own per-object work in its worker (``workers=1`` inside), so a local pool does not
+    oversubscribe the cores.
+    """
+    for c in cfgs:
+        c.validate()
+    outs = [Path(c.out_dir).absolute() for c in cfgs]
+    if len(set(outs)) != len(outs):
+        raise ConfigError("two sessions would write the same output folder; give sessions distinct names")
+    if len(cfgs) == 1:
+        return [run_process(cfgs[0])]
+    inner = [dataclasses.replace(c, workers=1) for c in cfgs]
+    return run_map(_process_one, inner, executor or ExecutorCfg(), label="sessions")
 
 
 def _scene_summary(scene_dir: Path) -> dict[str, Any]:

@@ -10,7 +10,9 @@ import click
 @click.command("demo")
 @click.option(
     "-o",
+    "--out",
     "--output",
+    "output",
     default="demo_out",
     show_default=True,
     type=click.Path(path_type=Path),

@@ -63,3 +63,21 @@ def test_process_bad_session_leaves_nothing(tmp_path):
     (tmp_path / "empty").mkdir()
     r = CliRunner().invoke(cli, ["process", str(tmp_path / "empty"), "-o", str(tmp_path / "out")])
     assert r.exit_code == 1 and "holds nothing to process" in r.output and not (tmp_path / "out").exists()
+
+
+def test_batch_of_sessions_runs_in_parallel_with_one_folder_each(tmp_path, sample_data):
+    import shutil
+
+    for name, scans in (("left", ["scan_00.ply", "scan_01.ply"]), ("right", ["scan_01.ply", "scan_02.ply"])):
+        (tmp_path / name / "lidar").mkdir(parents=True)
+        for s in scans:
+            shutil.copy(sample_data / "lidar" / s, tmp_path / name / "lidar" / s)
+        shutil.copy(sample_data / "lidar" / "poses.json", tmp_path / name / "lidar" / "poses.json")
+    out = tmp_path / "out"
+    args = ["-q", "process", str(tmp_path / "left"), str(tmp_path / "right"), "-o", str(out)]
+    r = CliRunner().invoke(cli, [*args, "--stages", "recon", "--workers", "2"])
+    assert r.exit_code == 0, r.output
+    for name in ("left", "right"):
+        summary = json.loads((out / name / "run.json").read_text())["stages"]["recon"]["summary"]
+        assert len(summary["objects"]) >= 3, (name, summary)
+        assert (out / name / "scene" / "scene.json").is_file()
