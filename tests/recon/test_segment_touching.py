@@ -1,0 +1,71 @@
+"""Segmentation and carving on ray-cast synthetic scans (seeded, with exact ground truth): separated objects,
+touching objects side by side and a box stacked on a box."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import trimesh
+from real2sim.recon.pipeline import points_to_scene
+from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+from real2sim.recon.pointcloud_io import PointCloud
+from real2sim.recon.synthetic_scan import box, cast, cylinder, look_at
+
+
+def _scan(meshes: list[trimesh.Trimesh], seed: int = 0) -> tuple[PointCloud, np.ndarray]:
+    """Three sensors around the scene, 0.5 m up, 1 mm range noise; the merged cloud in the world frame with each
+    point's sensor origin, and the index of the mesh each point lies on."""
+    pts, lab, org = [], [], []
+    for k, az in enumerate((-2.2, 0.3, 2.4)):
+        eye = np.array([0.6 * np.cos(az), 0.6 * np.sin(az), 0.5])
+        T = look_at(eye, np.array([0.0, 0.0, 0.03]))
+        s = cast(meshes, T, width=320, height=240, fov_deg=60.0, noise=0.001, seed=seed + k)
+        pts.append(s.points @ T[:3, :3].T + T[:3, 3])
+        lab.append(s.labels)
+        org.append(np.broadcast_to(eye, s.points.shape))
+    return PointCloud(np.concatenate(pts), sensor_origin=np.concatenate(org)), np.concatenate(lab)
+
+
+def _reconstruct(meshes: list[trimesh.Trimesh]) -> tuple[list[trimesh.Trimesh], np.ndarray]:
+    """Objects (world-frame meshes) and the IoU matrix (true object x reconstructed object) of point labels."""
+    cloud, truth = _scan(meshes)
+    out = points_to_scene(cloud, PointCloudReconCfg(), up=np.array([0.0, 0.0, 1.0]), keep_xy=True)
+    n_true = len(meshes) - 1  # mesh 0 is the table
+    iou = np.zeros((n_true, len(out.scene.objects)))
+    for i in range(n_true):
+        for k in range(len(out.scene.objects)):
+            a, b = truth == i + 1, out.point_labels == k + 1
+            iou[i, k] = (a & b).sum() / (a | b).sum()
+    return [o.mesh_in_world() for o in out.scene.objects], iou
+
+
+TABLE = box((1.0, 0.8, 0.05), (0.0, 0.0), z0=-0.05)
+
+
+def test_separated_objects_segmented_and_carved() -> None:
+    objs = [box((0.10, 0.07, 0.05), (-0.08, 0.0), yaw=0.3), cylinder(0.035, 0.09, (0.08, 0.02))]
+    recs, iou = _reconstruct([TABLE, *objs])
+    assert len(recs) == 2
+    best = iou.argmax(axis=1)
+    assert sorted(best.tolist()) == [0, 1] and iou.max(axis=1).min() >= 0.9, iou
+    for t, j in zip(objs, best, strict=True):
+        r = recs[j]
+        assert r.is_watertight and r.is_winding_consistent and r.bounds[0, 2] >= -1e-6
+        # the unseen underside is closed against the table and nothing carved away: volume within 5 %
+        assert abs(r.volume - t.volume) / t.volume <= 0.05, (r.volume, t.volume)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap: touching objects whose surfaces meet in a concave crease are not split yet (an LCCP-style "
+    "edge test on 10 mm normals leaked through the crease band, where the normals are smeared)",
+)
+@pytest.mark.parametrize("layout", ["side_by_side", "stacked"])
+def test_touching_objects_split(layout: str) -> None:
+    if layout == "side_by_side":
+        objs = [box((0.10, 0.08, 0.12), (-0.05, 0.0)), box((0.08, 0.10, 0.06), (0.04, 0.0))]
+    else:
+        objs = [box((0.14, 0.10, 0.06), (0.0, 0.0)), box((0.07, 0.06, 0.05), (0.01, 0.0), z0=0.06, yaw=0.4)]
+    recs, iou = _reconstruct([TABLE, *objs])
+    assert len(recs) == 2
+    assert iou.max(axis=1).min() >= 0.8, iou
