@@ -105,8 +105,8 @@ def _views(sfm: SfmResult, world_from_sfm: np.ndarray) -> dict[str, _View]:
 
 
 def _pairs(sfm: SfmResult, views: dict[str, _View], world_from_sfm: np.ndarray, cfg: MvsCfg) -> list[tuple[str, str]]:
-    """One (reference, partner) per reference view: most shared sparse points within the angle range, horizontal
-    after rectification preferred (SGBM searches along rows)."""
+    """One (reference, partner) per reference view: most shared sparse points within the angle and forward-motion
+    limits; a pair already chosen the other way round is not repeated."""
     pts = sfm.points @ world_from_sfm[:3, :3].T + world_from_sfm[:3, 3]
     sets = {n: set(sfm.observations[n][:, 2].astype(int).tolist()) for n in views}
     names = sorted(views)
@@ -130,11 +130,9 @@ def _pairs(sfm: SfmResult, views: dict[str, _View], world_from_sfm: np.ndarray, 
             base = views[b].centre - views[a].centre
             base /= np.linalg.norm(base)
             da, db = views[a].R @ base, views[b].R @ base
-            # Rectification needs the baseline roughly in both image planes (not forward motion) and more
-            # horizontal than vertical (SGBM searches rows).
+            # Rectification needs the baseline roughly in both image planes (not forward motion).
             forward = float(np.degrees(np.arcsin(min(1.0, max(abs(da[2]), abs(db[2]))))))
-            horizontal = abs(da[0]) >= abs(da[1]) and abs(db[0]) >= abs(db[1])
-            if forward > cfg.max_forward_deg or not horizontal:
+            if forward > cfg.max_forward_deg:
                 continue
             if cfg.min_angle_deg <= ang <= cfg.max_angle_deg and len(shared) > best_n:
                 best, best_n = b, len(shared)
@@ -201,12 +199,12 @@ def _depth_from_pair(
     r1, r2, p1, p2, _, _, _ = cv2.stereoRectify(
         va.K, va.dist, vb.K, vb.dist, (w, h), r, t.reshape(3, 1), flags=cv2.CALIB_ZERO_DISPARITY, alpha=-1
     )
-    if abs(p2[1, 3]) > abs(p2[0, 3]):
-        return []  # vertical pair: SGBM matches along rows only
-    if p2[0, 3] > 0:  # the partner is on the left: swap so ``va`` is the left camera
+    vertical = abs(p2[1, 3]) > abs(p2[0, 3])  # rectified along columns: SGBM runs on transposed images
+    axis = 1 if vertical else 0
+    if p2[axis, 3] > 0:  # the partner is on the left (above): swap so ``va`` is the left (upper) camera
         return _depth_from_pair(vb, va, img_b, img_a, sparse, cfg)
     f, cx, cy = p1[0, 0], p1[0, 2], p1[1, 2]
-    baseline = -p2[0, 3] / p2[0, 0]
+    baseline = -p2[axis, 3] / p2[0, 0]
     ma = cv2.initUndistortRectifyMap(va.K, va.dist, r1, p1, (w, h), cv2.CV_32FC1)
     mb = cv2.initUndistortRectifyMap(vb.K, vb.dist, r2, p2, (w, h), cv2.CV_32FC1)
     ra = cv2.remap(img_a, ma[0], ma[1], cv2.INTER_LINEAR)
@@ -216,7 +214,7 @@ def _depth_from_pair(
     xa = xa[xa[:, 2] > 0]
     if len(xa) < 5:
         return []
-    lo, hi = np.percentile(f * baseline / xa[:, 2], [2, 98])
+    lo, hi = np.percentile(f * baseline / xa[:, 2], [2, 98])  # disparity along the baseline axis
     if not (np.isfinite(lo) and np.isfinite(hi)) or hi <= 0:
         return []
     span = hi - lo
@@ -226,9 +224,14 @@ def _depth_from_pair(
     ones = np.full((h, w), 255, np.uint8)
     content_a = cv2.remap(ones, ma[0], ma[1], cv2.INTER_NEAREST) > 0
     content_b = cv2.remap(ones, mb[0], mb[1], cv2.INTER_NEAREST) > 0
-    d_left = _sgbm(ra, rb, shift, ndisp, cfg)
+
+    def t(img: np.ndarray) -> np.ndarray:  # into / out of the frame where epipolar lines are rows
+        return np.ascontiguousarray(np.swapaxes(img, 0, 1) if vertical else img)
+
+    ra_t, rb_t = t(ra), t(rb)
+    d_left = t(_sgbm(ra_t, rb_t, shift, ndisp, cfg))
     # Mirrored, the right image becomes the left one with the same (positive) disparities.
-    d_right = _sgbm(np.ascontiguousarray(rb[:, ::-1]), np.ascontiguousarray(ra[:, ::-1]), shift, ndisp, cfg)[:, ::-1]
+    d_right = t(_sgbm(t(rb)[:, ::-1].copy(), t(ra)[:, ::-1].copy(), shift, ndisp, cfg)[:, ::-1])
     return [
         (va.name, _depth_image(d_left, content_a, r1, f, cx, cy, baseline, va)),
         (vb.name, _depth_image(np.ascontiguousarray(d_right), content_b, r2, f, cx, cy, baseline, vb)),
