@@ -222,14 +222,21 @@ def _carved_solid(
     normals: np.ndarray,
     rays: FreeSpace,
     support_z: float | None,
-) -> tuple[np.ndarray, float]:
+) -> tuple[np.ndarray | None, float | None]:
     """Solid mask from free-space carving and the band [m] around the points where the tangent planes decide.
 
     The carving starts ``margin`` in front of each measured point: at least 1.5 voxels, more for noisy ranges
     (2.5 sigma of the raw points about the smoothed points' tangent planes), so noise behind a surface does not
-    carve into the object.
+    carve into the object. ``(None, None)`` (no carving) when the sensor origins cannot be where the sensors
+    were (e.g. a registered cloud saved in a world frame, read with ``sensor_at_origin``): one inside the object's
+    box, or one not above the support.
     """
     hi = lo + h * (np.asarray(shape) - 1)
+    origins = np.asarray(rays.sensors if rays.sensors is not None else rays.origins)
+    if np.all((origins >= lo - h) & (origins <= hi + h), axis=1).any():
+        return None, None
+    if support_z is not None and (origins[:, 2] <= support_z + h).any():
+        return None, None  # a sensor that saw the support's top surface was above it
     ends = np.asarray(rays.ends)
     inside = np.all((ends >= lo) & (ends <= hi), axis=1)
     raw = ends[inside & ~np.asarray(rays.on_support, dtype=bool)]

@@ -167,6 +167,11 @@ def points_to_scene(
         lab_valid[cand] = np.where(cand_lab >= 0, cand_lab + 1, -1)
         n_obj = int(ds_lab.max()) + 1
         clock("segment")
+        # Sensor origins are trusted (to orient normals and carve free space) only if every sensor was above the
+        # support it saw; otherwise (e.g. a world-frame cloud read as if in its sensor's frame) they are ignored.
+        distrusted = w_orig is not None and not bool((w_orig[:, 2] > cfg.plane_distance).all())
+        if distrusted:
+            w_orig = None
         free_space = None if w_orig is None else FreeSpace.from_rays(w, w_orig, support_mask)
         for k in range(n_obj):
             sel = cand[cand_lab == k]
@@ -179,7 +184,10 @@ def points_to_scene(
                 o /= np.bincount(minv, minlength=len(mpts))[:, None]
             else:
                 o = np.array([mpts[:, 0].mean(), mpts[:, 1].mean(), mpts[:, 2].max() + 1.0])
-            nrm = estimate_normals(mpts, cfg.normal_radius, o)
+            if distrusted:  # orient away from the object's inside, consistently over its surface
+                nrm = _outward_normals(mpts, cfg.normal_radius)
+            else:
+                nrm = estimate_normals(mpts, cfg.normal_radius, o)
             mesh_w = mesh_object(mpts, nrm, 0.0, cfg, free_space=free_space)
             mesh_o, world_from_object = place_object(mesh_w, 0.0)
             objects.append(
