@@ -18,6 +18,8 @@ from scipy.spatial import cKDTree
 from real2sim.meshio import load_mesh
 from real2sim.scene import load_scene
 
+pytestmark = pytest.mark.slow  # one reconstruction of the 24 sample photos (about 1 min on 2 cores) for the module
+
 
 def _chamfer(a: trimesh.Trimesh, b: trimesh.Trimesh, n: int = 20000) -> float:
     """Symmetric Chamfer distance [m]: mean of the two mean nearest-surface-sample distances."""
