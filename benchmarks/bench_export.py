@@ -1,10 +1,15 @@
 """Benchmark: real2sim export vs obj2mjcf + CoACD defaults on the same meshes.
 
-For each mesh: wall time, hull count, max hull vertices, collision fidelity against the watertight mesh
-(symmetric Hausdorff between the mesh surface and the hull union's outer boundary; union volume / mesh volume;
-volume IoU) and whether the result compiles and (ours) passes the 5 s rest test. Prints a rich table and writes JSON.
+For each mesh (the bunny reference scan, the sample ground-truth objects, the objects recon makes from the real OSD
+test0 scan, an L block): wall and CPU time, hull count, max hull vertices, collision fidelity against the watertight
+mesh (symmetric Hausdorff between the mesh surface and the hull union's outer boundary; union volume / mesh volume;
+volume IoU), mass against density x watertight volume, and whether the result compiles and rests: ours through
+``validate`` (5 s, drift < 1 mm, penetration <= 1 mm, no warnings), obj2mjcf's MJCF (``--add-free-joint``) dropped on a
+floor plane and stepped 5 s the same way. The speed-up is the median over meshes both tools ran of peer / ours wall
+time (an obj2mjcf timeout counts as the timeout, a lower bound). Ours runs with one worker and no cache; stage
+timings (repair, mass, visual, collision, settle, validate, render) are printed per mesh.
 
-    python benchmarks/bench_export.py [--quick] [--json out.json] [--no-peer]
+    python benchmarks/bench_export.py [--quick] [--json out.json] [--no-peer] [--only a,b]
 
 ``--quick``: one small non-convex mesh, for CI (< 30 s). obj2mjcf is run as a subprocess (``pip install obj2mjcf``);
 it is skipped with a message only when it is not installed.
@@ -14,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -40,8 +47,20 @@ def l_block() -> trimesh.Trimesh:
     return trimesh.boolean.union([a, b], engine="manifold")
 
 
+def _osd_objects() -> list[tuple[str, trimesh.Trimesh]]:
+    """Object meshes reconstructed from the real OSD test0 Kinect scan (recon's ``run_recon_pointcloud``)."""
+    pcd = SHARED / "pointclouds" / "osd_tabletop" / "test0.pcd"
+    if not pcd.is_file():
+        return []
+    from real2sim.recon.pointcloud import run_recon_pointcloud
+    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+
+    scene = run_recon_pointcloud(PointCloudReconCfg(inputs=(pcd,))).scene
+    return [(f"osd_test0_{o.name}", o.mesh) for o in scene.objects]
+
+
 def meshes(quick: bool) -> list[tuple[str, trimesh.Trimesh]]:
-    """(name, mesh) in a z-up object frame with the base at z = 0."""
+    """(name, mesh) in a z-up object frame."""
     out: list[tuple[str, trimesh.Trimesh]] = [("l_block", l_block())]
     if quick:
         return out
@@ -52,6 +71,7 @@ def meshes(quick: bool) -> list[tuple[str, trimesh.Trimesh]]:
         out.append(("bunny_reference", m))
     for p in sorted((ROOT / "sample_data" / "ground_truth" / "meshes").glob("*.ply")):
         out.append((f"sample_{p.stem}", trimesh.load(p, process=False)))
+    out += _osd_objects()
     return out
 
 
@@ -62,33 +82,96 @@ def _base_at_zero(m: trimesh.Trimesh) -> trimesh.Trimesh:
     return m
 
 
+class _Timings(logging.Handler):
+    """Collects the ``timing <stage> <seconds>`` records that ``export_scene`` logs."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.stages: dict[str, float] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg == "timing %s %.4f":
+            stage, secs = record.args
+            stage = stage.split(" ")[-1] if stage.startswith("object ") else stage
+            self.stages[stage] = self.stages.get(stage, 0.0) + float(secs)
+
+
+def _package_collision(pkg_dir: Path, name: str) -> tuple[list[trimesh.Trimesh], str]:
+    """Collision geometry (group 3) of body ``name`` in the exported MJCF as meshes in the object frame, and its kind
+    (``hulls`` or the primitive's name)."""
+    import mujoco
+    from real2sim.export.validate import _body_geoms, _geom_mesh
+
+    model = mujoco.MjModel.from_xml_path(str(pkg_dir / "scene.xml"))
+    b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
+    geoms = _body_geoms(model, b, 3)
+    types = {mujoco.mjtGeom(int(model.geom_type[g])).name.removeprefix("mjGEOM_").lower() for g in geoms}
+    return [_geom_mesh(model, g) for g in geoms], ("hulls" if types == {"mesh"} else "+".join(sorted(types)))
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (user + system)."""
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
+
 def run_ours(name: str, mesh: trimesh.Trimesh, work: Path) -> dict:
     from real2sim.export.config import ExportCfg
     from real2sim.export.fidelity import hull_fidelity
     from real2sim.export.package import export_scene
-    from real2sim.export.prepare import ObjectJob, prepare_object
+    from real2sim.export.repair import repair_mesh
 
     from real2sim.errors import Real2SimError
     from real2sim.scene import Scene, SceneObject, Support
 
     cfg = ExportCfg(workers=1, cache=False, render=True)
     scene = Scene(Support(), (SceneObject(name, mesh),))
-    t0 = time.perf_counter()
+    timings = _Timings()
+    lg = logging.getLogger("real2sim.export.package")
+    lg.addHandler(timings)
+    lg.setLevel(logging.INFO)
     ok, why = True, ""
+    t0, c0 = time.perf_counter(), _cpu()
     try:
         export_scene(scene, work / f"ours_{name}", cfg)
     except Real2SimError as exc:
         ok, why = False, str(exc)
-    wall = time.perf_counter() - t0
-    prep = prepare_object(ObjectJob(name, name, mesh, 500.0, None, None, cfg))
-    hulls = prep.collision.meshes()
-    fid = hull_fidelity(prep.watertight, hulls, samples=3000, volume=True)
-    kind = prep.collision.primitive.kind if prep.collision.primitive is not None else "hulls"
-    return {"tool": "real2sim", "mesh": name, "seconds": wall, "hulls": len(hulls), "kind": kind,
-            "max_hull_vertices": max(len(h.vertices) for h in hulls), "hausdorff_mm": fid.hausdorff * 1e3,
-            "hausdorff_rel": fid.hausdorff_rel, "volume_ratio": fid.volume_ratio, "iou": fid.iou,
-            "compiles": ok or "mjcf compiles" not in why, "rests": ok, "note": why[:200],
-            "_ref": prep.watertight}
+    wall, cpu = time.perf_counter() - t0, _cpu() - c0
+    lg.removeHandler(timings)
+    ref = repair_mesh(mesh, name).mesh
+    row = {"tool": "real2sim", "mesh": name, "seconds": wall, "cpu_seconds": cpu,
+           "stages": {k: round(v, 3) for k, v in timings.stages.items()},
+           "compiles": ok or "mjcf compiles" not in why, "rests": ok, "mass_ratio": 1.0, "note": why[:200],
+           "_ref": ref}
+    if ok:
+        hulls, kind = _package_collision(work / f"ours_{name}", name)
+        fid = hull_fidelity(ref, hulls, samples=3000, volume=True)
+        row.update(hulls=len(hulls), kind=kind, max_hull_vertices=max(len(h.vertices) for h in hulls) if
+                   kind == "hulls" else 0, hausdorff_mm=fid.hausdorff * 1e3, hausdorff_rel=fid.hausdorff_rel,
+                   volume_ratio=fid.volume_ratio, iou=fid.iou)
+    return row
+
+
+def rest_test(xml: Path, seconds: float = 5.0) -> dict:
+    """Drop the peer's model (its free-jointed body, base at z = 0) on a floor plane and step ``seconds``: MuJoCo
+    warnings, initial penetration [m] and how far [m] the body moved (the same rest test as ``validate``)."""
+    import mujoco
+
+    spec = mujoco.MjSpec.from_file(str(xml))
+    floor = spec.worldbody.add_geom()
+    floor.type, floor.size, floor.name = mujoco.mjtGeom.mjGEOM_PLANE, [0, 0, 0.05], "bench_floor"
+    model = spec.compile()
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    pen = max([0.0] + [-float(data.contact[i].dist) for i in range(data.ncon)])
+    body = model.nbody - 1
+    x0 = data.xpos[body].copy()
+    for _ in range(int(round(seconds / model.opt.timestep))):
+        mujoco.mj_step(model, data)
+    nwarn = int(sum(w.number for w in data.warning))
+    drift = float(np.linalg.norm(data.xpos[body] - x0))
+    return {"warnings": nwarn, "penetration_mm": pen * 1e3, "drift_mm": drift * 1e3,
+            "rests": nwarn == 0 and pen <= 1e-3 and drift < 1e-3}
 
 
 def run_peer(name: str, mesh: trimesh.Trimesh, ref: trimesh.Trimesh, work: Path, timeout: float) -> dict:
@@ -98,17 +181,19 @@ def run_peer(name: str, mesh: trimesh.Trimesh, ref: trimesh.Trimesh, work: Path,
     d = work / f"peer_{name}"
     d.mkdir(parents=True, exist_ok=True)
     mesh.export(d / f"{name}.obj")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu()
     try:
-        r = subprocess.run([exe, "--obj-dir", str(d), "--decompose", "--save-mjcf", "--compile-model", "--overwrite"],
-                           capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run([exe, "--obj-dir", str(d), "--decompose", "--save-mjcf", "--compile-model", "--overwrite",
+                            "--add-free-joint"], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"tool": "obj2mjcf", "mesh": name, "seconds": float("nan"), "note": f"timeout {timeout:.0f} s"}
-    wall = time.perf_counter() - t0
+        return {"tool": "obj2mjcf", "mesh": name, "seconds": timeout, "cpu_seconds": float("nan"),
+                "timed_out": True, "compiles": None, "rests": None, "note": f"timeout {timeout:.0f} s (counted as >=)"}
+    wall, cpu = time.perf_counter() - t0, _cpu() - c0
     hull_files = sorted((d / name).glob(f"{name}_collision_*.obj"))
     hulls = [trimesh.load(f, process=False, force="mesh") for f in hull_files]
     hulls = [h.convex_hull for h in hulls if len(h.vertices) >= 4]
-    out = {"tool": "obj2mjcf", "mesh": name, "seconds": wall, "hulls": len(hulls), "kind": "hulls",
+    out = {"tool": "obj2mjcf", "mesh": name, "seconds": wall, "cpu_seconds": cpu, "timed_out": False,
+           "hulls": len(hulls), "kind": "hulls",
            "compiles": r.returncode == 0 and "compiled successfully" in (r.stdout + r.stderr), "rests": None,
            "note": "" if r.returncode == 0 else (r.stderr.strip().splitlines() or ["failed"])[-1][:200]}
     if hulls:
@@ -122,8 +207,34 @@ def run_peer(name: str, mesh: trimesh.Trimesh, ref: trimesh.Trimesh, work: Path,
         try:
             m = mujoco.MjModel.from_xml_path(str(xml))
             out["mass_ratio"] = float(m.body_mass.sum() / (1000.0 * ref.volume))  # its default density 1000
+            rt = rest_test(xml)
+            out.update(rests=rt["rests"], rest=rt)
         except Exception as exc:
             out["compiles"], out["note"] = False, str(exc).splitlines()[0][:200]
+    return out
+
+
+def summarize(rows: list[dict], cold: float) -> dict:
+    ours = {r["mesh"]: r for r in rows if r["tool"] == "real2sim"}
+    peer = {r["mesh"]: r for r in rows if r["tool"] == "obj2mjcf"}
+    out: dict = {"median_seconds_real2sim": statistics.median(r["seconds"] for r in ours.values()),
+                 "median_cpu_seconds_real2sim": statistics.median(r["cpu_seconds"] for r in ours.values()),
+                 "cold_start_seconds_real2sim": cold}
+    both = [m for m in ours if m in peer]
+    if both:
+        ratios = [peer[m]["seconds"] / ours[m]["seconds"] for m in both]
+        out["median_seconds_obj2mjcf"] = statistics.median(peer[m]["seconds"] for m in both)
+        out["speedup_median"] = statistics.median(ratios)  # like-for-like, per mesh; timeouts count as >= timeout
+        out["speedup_min"] = min(ratios)
+        out["peer_timeouts"] = sum(bool(peer[m].get("timed_out")) for m in both)
+        fid_ok = {}
+        for m in both:
+            p, o = peer[m], ours[m]
+            if "hausdorff_mm" not in p:
+                fid_ok[m] = "hausdorff_mm" in o
+            else:
+                fid_ok[m] = bool(o.get("hausdorff_mm", np.inf) <= p["hausdorff_mm"] and o.get("iou", 0) >= p["iou"])
+        out["fidelity_equal_or_better"] = fid_ok
     return out
 
 
@@ -133,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="write results here")
     ap.add_argument("--no-peer", action="store_true", help="skip obj2mjcf")
     ap.add_argument("--peer-timeout", type=float, default=600.0)
+    ap.add_argument("--only", default="", help="comma list of mesh names to run (default: all)")
     a = ap.parse_args(argv)
     os.environ.setdefault("MUJOCO_GL", "egl")
     peer = not a.no_peer
@@ -144,46 +256,52 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()  # imports + first export in this process, reported apart from per-object times
         run_ours("warmup", _base_at_zero(trimesh.creation.box((0.05, 0.05, 0.05))), Path(tmp))
         cold = time.perf_counter() - t0
+        only = set(filter(None, a.only.split(",")))
         for name, mesh in meshes(a.quick):
+            if only and name not in only:
+                continue
             mesh = _base_at_zero(mesh)
             ours = run_ours(name, mesh, Path(tmp))
             ref = ours.pop("_ref")
             rows.append(ours)
             if peer:
                 rows.append(run_peer(name, mesh, ref, Path(tmp), a.peer_timeout))
-    ours_t = [r["seconds"] for r in rows if r["tool"] == "real2sim"]
-    summary = {"median_seconds_real2sim": statistics.median(ours_t), "cold_start_seconds_real2sim": cold}
-    peer_t = [r["seconds"] for r in rows if r["tool"] == "obj2mjcf" and np.isfinite(r["seconds"])]
-    if peer_t:
-        summary["median_seconds_obj2mjcf"] = statistics.median(peer_t)
-        summary["speedup_median"] = summary["median_seconds_obj2mjcf"] / summary["median_seconds_real2sim"]
+            _table(rows[-2 if peer else -1:], None)
+    summary = summarize(rows, cold)
     _table(rows, summary)
     if a.json:
         a.json.write_text(json.dumps({"rows": rows, "summary": summary}, indent=2, default=float) + "\n")
     return 0 if all(r.get("rests") for r in rows if r["tool"] == "real2sim") else 1
 
 
-def _table(rows: list[dict], summary: dict) -> None:
+def _table(rows: list[dict], summary: dict | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
     t = Table(title="export benchmark (fidelity vs the watertight mesh)")
-    for c in ("mesh", "tool", "time [s]", "hulls", "max verts", "Hausdorff [mm]", "H/diag", "vol ratio", "IoU",
-              "compiles", "rests 5 s"):
+    for c in ("mesh", "tool", "wall [s]", "cpu [s]", "hulls", "max verts", "Hausdorff [mm]", "H/diag", "vol ratio",
+              "IoU", "mass ratio", "compiles", "rests 5 s", "drift [mm]"):
         t.add_column(c)
 
     def f(x, fmt):
         return "-" if x is None or (isinstance(x, float) and not np.isfinite(x)) else format(x, fmt)
 
     for r in rows:
-        t.add_row(r["mesh"], r["tool"], f(r.get("seconds"), ".2f"), f"{r.get('hulls', '-')}"
+        secs = f(r.get("seconds"), ".2f") + (" (timeout)" if r.get("timed_out") else "")
+        drift = r["rest"]["drift_mm"] if "rest" in r else None
+        t.add_row(r["mesh"], r["tool"], secs, f(r.get("cpu_seconds"), ".2f"), f"{r.get('hulls', '-')}"
                   + (f" ({r['kind']})" if r.get("kind") not in (None, "hulls") else ""),
-                  f"{r.get('max_hull_vertices', '-')}", f(r.get("hausdorff_mm"), ".2f"), f(r.get("hausdorff_rel"), ".3f"),
-                  f(r.get("volume_ratio"), ".3f"), f(r.get("iou"), ".3f"), str(r.get("compiles", "-")),
-                  str(r.get("rests", "-")))
-    c = Console(width=160)
+                  f"{r.get('max_hull_vertices', '-')}", f(r.get("hausdorff_mm"), ".2f"),
+                  f(r.get("hausdorff_rel"), ".3f"), f(r.get("volume_ratio"), ".3f"), f(r.get("iou"), ".3f"),
+                  f(r.get("mass_ratio"), ".2f"), str(r.get("compiles", "-")), str(r.get("rests", "-")),
+                  f(drift, ".3f"))
+    c = Console(width=180)
     c.print(t)
-    c.print(summary)
+    for r in rows:
+        if r["tool"] == "real2sim" and r.get("stages"):
+            c.print(f"{r['mesh']} stages [s]: " + ", ".join(f"{k} {v:.2f}" for k, v in r["stages"].items()))
+    if summary is not None:
+        c.print(summary)
 
 
 if __name__ == "__main__":

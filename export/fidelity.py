@@ -63,6 +63,11 @@ def hull_fidelity(
     if len(q):
         closest, dist, tri = trimesh.proximity.closest_point(mesh, q)
         outside = np.einsum("ij,ij->i", q - closest, mesh.face_normals[tri]) > 0
+        # The closest face's normal misjudges points whose closest point is on a sharp edge or vertex (a point
+        # deep inside looked 18 mm "outside" a reconstructed stone); confirm with a ray-parity inside test.
+        if outside.any():
+            idx = np.flatnonzero(outside)
+            outside[idx[mesh.contains(q[idx])]] = False
         d2 = np.concatenate([d2, dist[outside]])
     hd = float(max(d1.max(), d2.max()))
     vr = iou = float("nan")

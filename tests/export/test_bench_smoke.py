@@ -21,9 +21,14 @@ def test_bench_export_quick(tmp_path):
     assert ours and all(row["rests"] and row["compiles"] for row in ours)
     assert all(row["hulls"] <= 32 and row["max_hull_vertices"] <= 64 for row in ours)
     assert all(row["iou"] > 0.9 and row["hausdorff_rel"] < 0.1 for row in ours)
+    assert all(row["cpu_seconds"] > 0 and row["stages"]["collision"] > 0 for row in ours)
+    assert res["summary"]["median_seconds_real2sim"] > 0
     peer_installed = shutil.which("obj2mjcf") or (Path(sys.executable).parent / "obj2mjcf").exists()
     peer = [row for row in res["rows"] if row["tool"] == "obj2mjcf"]
     if peer_installed:
-        assert peer and peer[0]["compiles"] and peer[0]["hulls"] >= 1
+        p = peer[0]
+        assert p["compiles"] and p["hulls"] >= 1
+        assert "rest" in p and p["rest"]["drift_mm"] >= 0 and p["mass_ratio"] > 0  # its rest test and mass ran
+        assert res["summary"]["speedup_median"] > 0 and "l_block" in res["summary"]["fidelity_equal_or_better"]
     else:
         assert not peer and "obj2mjcf not installed" in r.stderr
