@@ -157,15 +157,32 @@ def build_regressor(model, params: list[Resolved], x0: np.ndarray, s: IdSamples,
                      base)
 
 
-def regressor_residual(reg: Regressor, params: list[Resolved], x0: np.ndarray, values: np.ndarray) -> np.ndarray:
-    from real2sim.calibration.inertial import phi_of
+def regressor_coords(reg: Regressor, params: list[Resolved], x0: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``u`` with ``r = r0 + [A, B_1, …] u``: linear parameter offsets, then each body's φ − φ0."""
+    from real2sim.calibration.inertial import phi_from
 
-    r = reg.r0 + reg.A @ (values[list(reg.lin)] - x0[list(reg.lin)])
-    for b, idx, B, phi0 in zip(reg.bodies, reg.body_params, reg.B, reg.phi0, strict=True):
-        m = clone(reg.base)
-        apply(m, [params[i] for i in idx], values[list(idx)])
-        r = r + B @ (phi_of(m, b) - phi0)
-    return r
+    parts = [values[list(reg.lin)] - x0[list(reg.lin)]]
+    m = reg.base
+    for b, idx, phi0 in zip(reg.bodies, reg.body_params, reg.phi0, strict=True):
+        mass, com, inertia = float(m.body_mass[b]), m.body_ipos[b].copy(), m.body_inertia[b].copy()
+        for i in idx:
+            p = params[i]
+            if p.attribute == "mass":
+                mass = float(values[i])
+            elif p.attribute == "com":
+                com[p.index] = values[i]
+            else:
+                inertia[p.index] = values[i]
+        parts.append(phi_from(mass, com, inertia, m.body_iquat[b]) - phi0)
+    return np.concatenate(parts)
+
+
+def regressor_matrix(reg: Regressor) -> np.ndarray:
+    return np.concatenate([reg.A, *reg.B], axis=1)
+
+
+def regressor_residual(reg: Regressor, params: list[Resolved], x0: np.ndarray, values: np.ndarray) -> np.ndarray:
+    return reg.r0 + regressor_matrix(reg) @ regressor_coords(reg, params, x0, values)
 
 
 def fit_inverse(model, params: list[Resolved], x0: np.ndarray, lower: np.ndarray, upper: np.ndarray,
@@ -177,8 +194,12 @@ def fit_inverse(model, params: list[Resolved], x0: np.ndarray, lower: np.ndarray
 
     ``prior_weight`` > 0 adds a pull towards ``x0`` scaled to the torque residual: per parameter
     ``prior_weight · √M · (x − x0)/span`` (span = the bound range; for body mass and inertia the log ratio,
-    for a centre of mass the shift over the body's radius of gyration). Returns (values, FitOutput).
+    for a centre of mass the shift over 5 cm). Returns (values, FitOutput) with cost, residual and Jacobian of
+    the full (uncompressed) torque residual.
     """
+    from dataclasses import replace
+
+    from real2sim.calibration.fit import cost_of
     from real2sim.calibration.inertial import fit_physical, second_moments
 
     x0 = np.asarray(x0, float)
@@ -213,19 +234,38 @@ def fit_inverse(model, params: list[Resolved], x0: np.ndarray, lower: np.ndarray
                 out.append((v[i] - x0[i]) / span[i])
         return w * np.asarray(out, float)
 
-    def fun(batch: np.ndarray) -> np.ndarray:
-        rows = []
-        for v in np.atleast_2d(batch):
-            full = x0.copy()
-            full[idx] = v
-            r = regressor_residual(reg, params, x0, full)
-            if prior_weight > 0:
-                r = np.concatenate([r, prior(full)])
-            rows.append(r)
-        return np.stack(rows)
+    # The torque residual is affine in u (at most 10 per body + 1 per linear parameter): fit on its QR-compressed
+    # form, Qᵀr0 + R u, which has the same cost up to a constant and the same Jacobian normal matrix.
+    G = regressor_matrix(reg)
+    Q, R = np.linalg.qr(G)
+    c0 = Q.T @ reg.r0
+
+    def full(v: np.ndarray) -> np.ndarray:
+        out = x0.copy()
+        out[idx] = v
+        return out
+
+    def make(compressed: bool):
+        def fun(batch: np.ndarray) -> np.ndarray:
+            rows = []
+            for v in np.atleast_2d(batch):
+                x = full(v)
+                u = regressor_coords(reg, params, x0, x)
+                r = c0 + R @ u if compressed else reg.r0 + G @ u
+                if prior_weight > 0:
+                    r = np.concatenate([r, prior(x)])
+                rows.append(r)
+            return np.stack(rows)
+        return fun
 
     lm = np.zeros(len(idx), bool) if log_mask is None else np.asarray(log_mask, bool)[idx]
-    out = fit_physical(fun, sub, x0[idx], lower[idx], upper[idx], lm, max_nfev=200)
+    fit = fit_physical(make(True), sub, x0[idx], lower[idx], upper[idx], lm, max_nfev=200)
     values = x0.copy()
-    values[idx] = out.values
+    values[idx] = fit.values
+    # report on the full residual: cost, residual and Jacobian (by differences in model units)
+    f = make(False)
+    r_fin = f(fit.values)[0]
+    h = 1e-6 * np.maximum(np.abs(fit.values), 1e-3)
+    jac = (f(fit.values[None, :] + np.diag(h)) - r_fin[None, :]).T / h[None, :]
+    out = replace(fit, cost_initial=cost_of(f(x0[idx])[0]), cost_final=cost_of(r_fin), residual=r_fin, jac=jac)
     return values, out
