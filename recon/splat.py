@@ -1,5 +1,5 @@
-"""Gaussian splats to geometry: remove transparent, oversized and floating Gaussians, turn the rest into oriented
-surface samples (centre + the axis of least extent as the normal) and mesh them watertight and coloured.
+"""Gaussian splats to geometry: remove transparent, oversized, floating and hidden (interior) Gaussians, turn the rest
+into oriented surface samples (centre + the axis of least extent as the normal) and mesh them watertight and coloured.
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ class SplatCleanCfg:
     """Floaters: mean neighbour distance above mean + this many std."""
     min_cluster_fraction: float = 0.02
     """Floaters: connected groups of Gaussians holding less than this share of the kept ones are dropped."""
+    drop_hidden: bool = True
+    """Drop Gaussians that are invisible from every direction outside the splat (``visible_mask``): interior
+    Gaussians that training left behind the surface."""
+    hidden_transmittance: float = 0.5
+    """A Gaussian is visible when some ray from it to the outside keeps at least this transmittance."""
 
     def validate(self) -> None:
         if not 0 <= self.min_opacity < 1:
@@ -38,6 +43,8 @@ class SplatCleanCfg:
             raise ConfigError("max_scale_ratio must be > 1 and max_scale_extent in (0, 1]")
         if self.outlier_neighbors < 0 or self.outlier_std <= 0 or not 0 <= self.min_cluster_fraction < 1:
             raise ConfigError("outlier_neighbors >= 0, outlier_std > 0, min_cluster_fraction in [0, 1) required")
+        if not 0 < self.hidden_transmittance < 1:
+            raise ConfigError(f"hidden_transmittance must be in (0, 1); got {self.hidden_transmittance}")
 
 
 def clean_mask(splat: GaussianSplat, cfg: SplatCleanCfg = SplatCleanCfg()) -> np.ndarray:
@@ -82,6 +89,11 @@ def clean_mask(splat: GaussianSplat, cfg: SplatCleanCfg = SplatCleanCfg()) -> np
     idx = idx[big_comp[comp]]
     mask = np.zeros(len(splat), dtype=bool)
     mask[idx] = True
+    if cfg.drop_hidden:
+        # Occlusion by every Gaussian (transparent ones attenuate too); at least the surface itself is kept.
+        vis = mask & visible_mask(splat, min_transmittance=cfg.hidden_transmittance)
+        if vis.sum() >= 20:
+            mask = vis
     return mask
 
 
@@ -163,3 +175,44 @@ def splat_solid_mesh(splat: GaussianSplat, cells: int = 128, close: int = 3, sig
     if mesh.volume < 0:
         mesh.invert()
     return ensure_closed(mesh)
+
+
+def visible_mask(
+    splat: GaussianSplat, cells: int = 64, directions: int = 42, min_transmittance: float = 0.5
+) -> np.ndarray:
+    """Gaussians that can be seen from outside the splat: from each centre, rays in ``directions`` directions
+    (a Fibonacci sphere) march through an opacity grid (``cells`` along the largest extent; each voxel composites
+    the opacity of the Gaussians whose centre or ±1σ axis points fall in it); a Gaussian is visible when along
+    some ray the transmittance past its own voxel stays >= ``min_transmittance``. Gaussians hidden behind the
+    shell from every direction never reach a rendered pixel, so they carry no information about the surface."""
+    means = splat.means
+    rot = splat.rotation_matrices()
+    lo, hi = means.min(axis=0), means.max(axis=0)
+    h = float((hi - lo).max()) / cells
+    lo = lo - 2 * h
+    shape = np.ceil((hi - lo) / h).astype(int) + 3
+    offs = [sgn * rot[:, :, a] * splat.scales[:, a : a + 1] for a in range(3) for sgn in (-1.0, 1.0)]
+    pts = np.concatenate([means] + [means + o for o in offs])
+    op = np.tile(np.clip(splat.opacities, 0, 0.999), 7)
+    ijk = np.clip(np.floor((pts - lo) / h).astype(int), 0, shape - 1)
+    flat = np.ravel_multi_index(ijk.T, shape)
+    # Optical depth per voxel, -log(1 - alpha), summed over the points in it (front-to-back compositing).
+    tau = np.bincount(flat, weights=-np.log1p(-op), minlength=int(np.prod(shape))).reshape(shape)
+    k = np.arange(directions) + 0.5
+    phi = np.arccos(1 - 2 * k / directions)
+    theta = np.pi * (1 + 5**0.5) * k
+    dirs = np.stack([np.cos(theta) * np.sin(phi), np.sin(theta) * np.sin(phi), np.cos(phi)], 1)
+    n_steps = int(np.ceil(np.linalg.norm(shape))) + 1
+    steps = np.arange(1.5, n_steps)  # in voxels, starting past the Gaussian's own voxel
+    start = (means - lo) / h
+    visible = np.zeros(len(means), dtype=bool)
+    for d in dirs:
+        todo = np.flatnonzero(~visible)
+        for chunk in np.array_split(todo, max(1, len(todo) // 4000)):
+            p = start[chunk, None, :] + steps[None, :, None] * d[None, None, :]
+            idx = np.floor(p).astype(int)
+            inside = np.all((idx >= 0) & (idx < shape), axis=2)
+            idx = np.clip(idx, 0, shape - 1)
+            t = np.where(inside, tau[idx[..., 0], idx[..., 1], idx[..., 2]], 0.0)
+            visible[chunk] |= np.exp(-t.sum(axis=1)) >= min_transmittance
+    return visible
