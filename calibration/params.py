@@ -3,8 +3,8 @@
 Every resolved parameter is one scalar. Vector attributes are split: ``body:NAME.com`` → ``body:NAME.com[0..2]``,
 ``body:NAME.inertia`` → principal moments ``body:NAME.inertia[0..2]`` about the model's principal axes (fitted
 through ``inertial.Reparam`` — log second moments — so every iterate is a physically realisable rigid body),
-``geom:NAME.friction`` → sliding friction. ``actuator:NAME.gain`` is the first gain parameter, ``actuator:NAME.bias`` a constant force added to the actuator
-output (MuJoCo affine bias ``biasprm[0]``). ``delay:NAME`` is not a model field: the simulator shifts that
+``geom:NAME.friction`` → sliding friction. ``actuator:NAME.gain`` is the first gain parameter,
+``actuator:NAME.bias`` a constant force added to the actuator output (MuJoCo affine bias ``biasprm[0]``). ``delay:NAME`` is not a model field: the simulator shifts that
 actuator's control by it.
 """
 
