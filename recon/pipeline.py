@@ -158,10 +158,18 @@ def points_to_scene(
             ds_col = np.stack([np.bincount(inv, weights=col[:, j], minlength=len(ds)) / cnt for j in range(3)], 1)
         ds_lab = np.full(len(ds), -1, dtype=np.int64)
         kidx = np.flatnonzero(keep)
+        ds_nrm = None
+        if cfg.concave_split is not None and len(kidx) >= 3:
+            if w_orig is not None and bool((w_orig[:, 2] > cfg.plane_distance).all()):
+                cnt = np.bincount(inv, minlength=len(ds)).astype(float)
+                ds_o = np.stack([np.bincount(inv, weights=w_orig[cand, j], minlength=len(ds)) / cnt
+                                 for j in range(3)], 1)[kidx]  # fmt: skip
+                ds_nrm = estimate_normals(ds[kidx], 2.5 * cfg.voxel, ds_o)  # small footprint: narrow creases
         ds_lab[kidx] = segment_objects(
             ds[kidx], None if ds_col is None else ds_col[kidx], tolerance=cfg.cluster_tolerance,
             min_points=cfg.min_object_points, min_size=cfg.min_object_size, max_size=cfg.max_object_size,
-            colour_split=cfg.colour_split,
+            colour_split=cfg.colour_split, normals=ds_nrm, concave_angle=cfg.concave_split,
+            support_band=cfg.min_height + cfg.voxel,
         )  # fmt: skip
         cand_lab = ds_lab[inv]
         lab_valid[cand] = np.where(cand_lab >= 0, cand_lab + 1, -1)

@@ -47,6 +47,10 @@ class PointCloudReconCfg:
     """Points closer than this [m] belong to the same object (before colour splitting)."""
     colour_split: float | None = None
     """RGB distance (0..1) that separates touching objects by colour; ``None`` turns colour splitting off."""
+    concave_split: float | None = None
+    """Opt-in: split clusters along concave creases (touching or stacked objects; LCCP-style): adjacent smooth
+    faces whose normals turn toward each other by more than this [deg] (30 works on ray-cast boxes) are cut apart.
+    Off by default: it also cuts real cups and bowls (inside seen over the rim vs. the outer wall)."""
     min_object_points: int = 100
     """Objects with fewer downsampled points are dropped."""
     min_object_size: float = 0.02
@@ -101,6 +105,8 @@ class PointCloudReconCfg:
             raise ConfigError("min_object_size must be below max_object_size")
         if self.mesh_max_cells < 8 or self.max_triangles < 12 or self.min_object_points < 1:
             raise ConfigError("mesh_max_cells >= 8, max_triangles >= 12 and min_object_points >= 1 are required")
+        if self.concave_split is not None and not 0 < self.concave_split < 180:
+            raise ConfigError(f"concave_split must be in (0, 180) degrees or None; got {self.concave_split}")
         if self.colour_split is not None and not self.colour_split > 0:
             raise ConfigError(f"colour_split must be > 0 or None; got {self.colour_split}")
         if self.register_voxel < 0 or not 0 <= self.register_min_fitness <= 1:
