@@ -20,6 +20,8 @@ import click
 @click.option("--mesh-voxel", type=float, default=0.002, show_default=True, help="Finest meshing grid [m].")
 @click.option("--max-triangles", type=int, default=20000, show_default=True, help="Triangle budget per object.")
 @click.option("--colour-split", type=float, default=None, help="Split touching objects by colour (RGB distance).")
+@click.option("--concave-split", type=float, default=None,
+              help="Split touching/stacked objects along concave creases turning more than this [deg] (e.g. 30).")  # fmt: skip
 @click.option("--density", type=float, default=500.0, show_default=True, help="Object density [kg/m^3].")
 @click.option("--seed", type=int, default=0, show_default=True)
 def command(
@@ -33,6 +35,7 @@ def command(
     mesh_voxel: float,
     max_triangles: int,
     colour_split: float | None,
+    concave_split: float | None,
     density: float,
     seed: int,
 ) -> None:
@@ -43,7 +46,7 @@ def command(
     cfg = PointCloudReconCfg(
         inputs=tuple(files), out_dir=out_dir, units=units, poses=poses, object_only=object_only,
         save_point_labels=save_point_labels, voxel=voxel, mesh_voxel=mesh_voxel, max_triangles=max_triangles,
-        colour_split=colour_split, density=density, seed=seed,
+        colour_split=colour_split, concave_split=concave_split, density=density, seed=seed,
     )  # fmt: skip
     out = run_recon_pointcloud(cfg)
     objs = ", ".join(f"{o.name} ({len(o.mesh.faces)} faces, {o.mesh.volume * 1e6:.0f} cm^3)" for o in out.scene.objects)
