@@ -29,7 +29,7 @@ class Primitive:
         elif self.kind == "sphere":
             m = trimesh.creation.icosphere(subdivisions=3, radius=self.size[0])
         elif self.kind == "cylinder":
-            m = trimesh.creation.cylinder(radius=self.size[0], height=2 * self.size[1], sections=48)
+            m = trimesh.creation.cylinder(radius=self.size[0], height=2 * self.size[1], sections=128)
         else:
             m = trimesh.creation.capsule(radius=self.size[0], height=2 * self.size[1], count=[24, 24])
         t = trimesh.transformations.quaternion_matrix(self.quat)
