@@ -62,6 +62,28 @@ class SplatReconOutput:
     splat: GaussianSplat
 
 
+def rest_pose(mesh, keep_within_deg: float = 15.0) -> np.ndarray:
+    """Rigid 4x4 that sets a single object (no support in view, so gravity unknown) down in a stable resting pose
+    on z = 0, centred in x/y: the input orientation when one of the mesh's stable poses keeps +z within
+    ``keep_within_deg`` (the least rotation of those), else the most probable stable pose (``trimesh.poses``:
+    quasi-static drops from random orientations). A splat's own frame is often not gravity-aligned, and an object
+    set down on a point of its surface that is not a stable face rolls away in simulation."""
+    import trimesh
+
+    poses, prob = trimesh.poses.compute_stable_poses(mesh, n_samples=1)
+    if len(poses) == 0:
+        return np.eye(4)
+    ups = np.array([np.linalg.inv(t[:3, :3])[:, 2] for t in poses])  # the pose's up axis in the input frame
+    tilt = np.degrees(np.arccos(np.clip(ups[:, 2], -1, 1)))
+    ok = np.flatnonzero(tilt <= keep_within_deg)
+    k = int(ok[np.argmin(tilt[ok])]) if len(ok) else int(np.argmax(prob))
+    t = np.asarray(poses[k], dtype=float).copy()
+    v = mesh.vertices @ t[:3, :3].T + t[:3, 3]
+    lo, hi = v.min(axis=0), v.max(axis=0)
+    t[:3, 3] -= [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), lo[2]]
+    return t
+
+
 def splat_to_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput:
     """Clean, sample and mesh an activated splat."""
     cfg.validate()
@@ -82,6 +104,8 @@ def splat_to_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput
 
             mesh = ensure_closed(decimate(mesh, cfg.max_triangles))
         mesh = colour_mesh(mesh, w, sub.colors)
+        rest = rest_pose(mesh)
+        mesh.apply_transform(rest)
         rgb = np.median(sub.colors, axis=0)
         obj = SceneObject(
             name="object_1", mesh=mesh, density=cfg.density,
@@ -91,6 +115,7 @@ def splat_to_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput
         world_from_splat = np.eye(4)
         world_from_splat[:3, :3] *= scale
         world_from_splat[:3, 3] = shift
+        world_from_splat = rest @ world_from_splat
         scene = Scene(Support("plane", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0)), (obj,), {name: world_from_splat})
     else:
         from real2sim.recon.pipeline import points_to_scene
