@@ -143,12 +143,22 @@ def ply_bytes(points: np.ndarray, intensity: np.ndarray) -> bytes:
 
 def sensor_poses(rng: np.random.Generator, n: int) -> list[np.ndarray]:
     """``n`` sensor poses around and above the table, looking down at its centre from above and the side
-    (heights 0.40-0.55 m, 0.50-0.60 m out), so no sensor sees an object's underside."""
+    (heights 0.40-0.55 m, 0.50-0.60 m out), so no sensor sees an object's underside. With three or more sensors the
+    last one looks down steeply (0.10-0.20 m out, 0.60-0.70 m up), as a handheld sweep or an overhead sensor does:
+    only such a view sees into open containers (a mug's cavity floor needs more than ~50° elevation)."""
     poses = []
     az0 = rng.uniform(0, 2 * np.pi)
     for k in range(n):
         az = az0 + 2 * np.pi * k / n + rng.uniform(-0.15, 0.15)
-        dist, h = rng.uniform(0.50, 0.60), rng.uniform(0.40, 0.55)
+        overhead = n >= 3 and k == n - 1
+        dist, h = (
+            (rng.uniform(0.10, 0.20), rng.uniform(0.60, 0.70))
+            if overhead
+            else (
+                rng.uniform(0.50, 0.60),
+                rng.uniform(0.40, 0.55),
+            )
+        )
         eye = np.array([dist * np.cos(az), dist * np.sin(az), h])
         target = np.array([rng.uniform(-0.05, 0.05), rng.uniform(-0.05, 0.05), 0.0])
         poses.append(look_at(eye, target))
