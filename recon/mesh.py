@@ -90,6 +90,10 @@ def signed_distance(
         d, nn = cKDTree(points).query(g, k=k, workers=-1)
         plane = np.einsum("mkj,mkj->mk", g[:, None, :] - points[nn], normals[nn])
         w = np.exp(-((d - d[:, :1]) ** 2) / (2 * sigma**2))
+        # Only the sheet of the nearest point: across a wall thinner than the kernel, the opposite face's points
+        # (normals facing the other way) would pull the mean to "inside" on both sides and thicken the wall.
+        nrm = normals[nn]
+        w *= np.einsum("mkj,mj->mk", nrm, nrm[:, 0]) > 0.0
         sd[band] = (w * plane).sum(axis=1) / w.sum(axis=1)
     return sd
 

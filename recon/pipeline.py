@@ -174,6 +174,7 @@ def points_to_scene(
         cand_lab = ds_lab[inv]
         lab_valid[cand] = np.where(cand_lab >= 0, cand_lab + 1, -1)
         n_obj = int(ds_lab.max()) + 1
+        cand, cand_lab = _add_low_object_points(w, inside, support_mask, lab_valid, cand, cand_lab, n_obj, cfg)
         clock("segment")
         # Sensor origins are trusted (to orient normals and carve free space) only if every sensor was above the
         # support it saw; otherwise (e.g. a world-frame cloud read as if in its sensor's frame) they are ignored.
@@ -216,6 +217,55 @@ def points_to_scene(
     support = Support("plane", (0.0, 0.0, 1.0), (float(ctr[0]), float(ctr[1]), 0.0), tuple(float(x) for x in hi - lo))
     scene = Scene(support=support, objects=tuple(objects), world_from_input={_short(name): T}, provenance=Provenance())
     return ReconOutput(scene=scene, world_from_input=T, point_labels=labels)
+
+
+LOW_POINT_SIGMAS = 4.0
+"""A point below ``min_height`` is off the support (part of an object: a cavity floor, a low rim) when it is this
+many standard deviations of the support's own range noise above the plane and inside an object's footprint."""
+
+
+def _add_low_object_points(
+    w: np.ndarray,
+    inside: np.ndarray,
+    support_mask: np.ndarray,
+    lab_valid: np.ndarray,
+    cand: np.ndarray,
+    cand_lab: np.ndarray,
+    n_obj: int,
+    cfg: PointCloudReconCfg,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Give each object the points under ``min_height`` that lie clearly above the support (beyond its measured
+    noise) within the object's 2D convex footprint, e.g. the floor of a mug's cavity seen from above; they are
+    relabelled from support (in place: ``lab_valid``, ``support_mask``) and appended to ``cand``/``cand_lab``."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    z = w[:, 2]
+    sup_z = z[support_mask]
+    if n_obj == 0 or len(sup_z) < 100:
+        return cand, cand_lab
+    sigma = 1.4826 * float(np.median(np.abs(sup_z - np.median(sup_z))))
+    low = np.flatnonzero(inside & (z > LOW_POINT_SIGMAS * sigma) & (z < cfg.min_height) & (lab_valid <= 0))
+    if len(low) == 0:
+        return cand, cand_lab
+    add_idx, add_lab = [], []
+    taken = np.zeros(len(low), dtype=bool)
+    for k in range(n_obj):
+        xy = w[cand[cand_lab == k], :2]
+        try:
+            hull = xy[ConvexHull(xy).vertices]
+        except (QhullError, ValueError):
+            continue
+        m = ~taken & inside_polygon(w[low, :2], hull)
+        taken |= m
+        add_idx.append(low[m])
+        add_lab.append(np.full(int(m.sum()), k, dtype=cand_lab.dtype))
+    if not taken.any():
+        return cand, cand_lab
+    extra = np.concatenate(add_idx)
+    extra_lab = np.concatenate(add_lab)
+    lab_valid[extra] = extra_lab + 1
+    support_mask[extra] = False
+    return np.concatenate([cand, extra]), np.concatenate([cand_lab, extra_lab])
 
 
 class _Clock:
