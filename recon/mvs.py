@@ -309,6 +309,8 @@ def dense_points_cpu(
     points = pcd.point.positions.numpy().astype(np.float64)
     colors = np.clip(pcd.point.colors.numpy().astype(np.float64), 0, 1)
     normals = pcd.point.normals.numpy().astype(np.float64)
+    order = np.lexsort(points.T[::-1])  # the voxel hash map's order depends on threading: make it deterministic
+    points, colors, normals = points[order], colors[order], normals[order]
     # Sensor origin per point: the camera that sees it most frontally (normal towards the camera).
     centres = np.array([views[n].centre for n in sorted(views)])
     best = np.zeros(len(points), dtype=int)
