@@ -229,11 +229,11 @@ def _carved_solid(
 ) -> tuple[np.ndarray | None, float | None]:
     """Solid mask from free-space carving and the band [m] around the points where the tangent planes decide.
 
-    The carving starts ``margin`` in front of each measured point: at least 1.5 voxels, more for noisy ranges
-    (2.5 sigma of the raw points about the smoothed points' tangent planes), so noise behind a surface does not
-    carve into the object. ``(None, None)`` (no carving) when the sensor origins cannot be where the sensors
-    were (e.g. a registered cloud saved in a world frame, read with ``sensor_at_origin``): one inside the object's
-    box, or one not above the support.
+    The carving starts ``margin`` in front of each measured point, 2.5 sigma of the range noise along the rays
+    (``range_noise``), so noise behind a surface does not carve into the object, and at least the distance by
+    which ray marching may round a sample onto a node beyond it (``CARVE_ROUNDING`` voxels). ``(None, None)`` (no
+    carving) when the sensor origins cannot be where the sensors were (e.g. a registered cloud saved in a world
+    frame, read with ``sensor_at_origin``): one inside the object's box, or one not above the support.
     """
     hi = lo + h * (np.asarray(shape) - 1)
     origins = np.asarray(rays.sensors if rays.sensors is not None else rays.origins)
@@ -243,19 +243,42 @@ def _carved_solid(
         return None, None  # a sensor that saw the support's top surface was above it
     ends = np.asarray(rays.ends)
     inside = np.all((ends >= lo) & (ends <= hi), axis=1)
-    raw = ends[inside & ~np.asarray(rays.on_support, dtype=bool)]
-    sigma = 0.0
-    if len(raw):
-        if len(raw) > 20000:
-            raw = raw[np.random.default_rng(0).choice(len(raw), 20000, replace=False)]
-        _, nn = cKDTree(points).query(raw, workers=-1)
-        sigma = 1.4826 * float(np.median(np.abs(np.einsum("ij,ij->i", raw - points[nn], normals[nn]))))
-    margin = max(1.5 * h, 2.5 * sigma)
+    sigma = range_noise(points, normals, ends, np.asarray(rays.origins), inside & ~np.asarray(rays.on_support, bool))
+    margin = max(2.5 * sigma, CARVE_ROUNDING * h)
     carved = carve_projective(lo, h, shape, rays, margin, support_z)
     if carved is None:
         carved = carve(lo, h, shape, rays, margin, support_z)
     spacing = ray_spacing(ends[inside], np.asarray(rays.origins)[inside]) / h
     return unseen_solid(carved, spacing), margin + h
+
+
+CARVE_ROUNDING = 0.5 * np.sqrt(3.0)
+"""Ray-marching carving marks the grid node nearest each sample: up to half a voxel diagonal (in voxels) beyond it."""
+
+
+def range_noise(
+    points: np.ndarray, normals: np.ndarray, ends: np.ndarray, origins: np.ndarray, mask: np.ndarray,
+    sample: int = 20000,
+) -> float:
+    """Robust standard deviation [m] of the range noise along the sensor rays: each raw end point's offset from
+    the tangent plane of its 8 nearest (smoothed) ``points``, divided by the cosine between its ray and that
+    normal (a range error moves a point along its ray), over rays within 60 degrees of the normal."""
+    sel = np.flatnonzero(mask)
+    if len(sel) > sample:
+        sel = sel[np.random.default_rng(0).choice(len(sel), sample, replace=False)]
+    if len(sel) == 0 or len(points) < 8:
+        return 0.0
+    e = ends[sel]
+    u = origins[sel] - e
+    u /= np.linalg.norm(u, axis=1, keepdims=True) + 1e-18
+    _, nn = cKDTree(points).query(e, k=8, workers=-1)
+    n0 = normals[nn[:, 0]]
+    res = np.einsum("ij,ij->i", e - points[nn].mean(axis=1), n0)
+    cos = np.abs(np.einsum("ij,ij->i", u, n0))
+    ok = cos > 0.5
+    if not ok.any():
+        return 0.0
+    return 1.4826 * float(np.median(np.abs(res[ok] / cos[ok])))
 
 
 POISSON_TRIM_LEVELS = 0.5
