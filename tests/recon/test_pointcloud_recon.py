@@ -249,3 +249,22 @@ def test_cavity_floor_points_join_their_object() -> None:
     assert (lab[:n_t] == 0).all() and support[:n_t].all()
     assert (lab[n_t + n_w :] == 1).mean() > 0.95
     assert len(cand2) == len(cand_lab2) == len(cand) + int((lab[n_t + n_w :] == 1).sum())
+
+
+def test_range_noise_is_measured_along_the_rays() -> None:
+    """A plane scanned at 45 degrees with 1 mm range noise: the estimate is the noise along the rays (about
+    1 mm), not its normal component (0.7 mm) nor zero (each raw point against its own downsampled point)."""
+    from real2sim.recon.mesh import range_noise
+    from real2sim.recon.support import voxel_downsample
+
+    rng = np.random.default_rng(0)
+    sensor = np.array([0.0, -0.5, 0.5])
+    target = np.c_[rng.uniform(-0.1, 0.1, (20000, 2)), np.zeros(20000)]
+    u = target - sensor
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    ends = target + rng.normal(0.0, 0.001, (20000, 1)) * u
+    pts, _ = voxel_downsample(ends, 0.002)
+    nrm = np.tile([0.0, 0.0, 1.0], (len(pts), 1))
+    origins = np.broadcast_to(sensor, ends.shape)
+    sigma = range_noise(pts, nrm, ends, origins, np.ones(len(ends), bool))
+    assert 0.0008 < sigma < 0.0012, sigma
