@@ -86,6 +86,11 @@ def test_sample_object_meshes(session):
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (issue 6): the CPU-dense scene exports, compiles and steps, but one object's collision hulls "
+    "lie 16.2 mm (10.1 % of its diagonal) from its noisy dense-stereo surface, over the 10 % validation limit",
+)
 def test_sample_scene_exports_and_validates(session, tmp_path):
     from real2sim.export.config import ExportCfg
     from real2sim.export.package import export_scene
