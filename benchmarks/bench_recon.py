@@ -78,12 +78,8 @@ def baseline(points: np.ndarray) -> dict:
 def sample_accuracy() -> list[dict]:
     """Per ground-truth object of ``sample_data``: two-way mean Chamfer [mm] and volume error [%] of the
     reconstruction from the three LiDAR scans with their poses (objects matched by centroid)."""
-    import trimesh
+    from real2sim.recon.accuracy import chamfer_distance, match_by_centroid, true_objects
     from real2sim.recon.pointcloud import PointCloudReconCfg, run_recon_pointcloud
-    from scipy.optimize import linear_sum_assignment
-    from scipy.spatial import cKDTree
-
-    from real2sim.meshio import load_mesh
 
     sample = ROOT / "sample_data"
     gt = json.loads((sample / "ground_truth.json").read_text())
@@ -91,19 +87,12 @@ def sample_accuracy() -> list[dict]:
     out = run_recon_pointcloud(PointCloudReconCfg(inputs=tuple(sample / d["file"] for d in gt["lidar"]),
                                                   poses=sample / "lidar" / "poses.json"))  # fmt: skip
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    truth = []
-    for o in gt["objects"]:
-        m = load_mesh(sample / o["mesh"])
-        m.apply_transform(np.asarray(o["world_from_object"]))
-        truth.append((o["name"], m, o["volume"]))
+    truth = true_objects(sample)
     recs = [o.mesh_in_world() for o in out.scene.objects]
-    cost = np.array([[np.linalg.norm(t.centroid - r.centroid) for r in recs] for _, t, _ in truth])
     rows = []
-    for i, j in zip(*linear_sum_assignment(cost), strict=True):
-        name, t, vol = truth[i]
-        pa = trimesh.sample.sample_surface(t, 20000, seed=0)[0]
-        pb = trimesh.sample.sample_surface(recs[j], 20000, seed=1)[0]
-        ch = 0.5 * (cKDTree(pb).query(pa)[0].mean() + cKDTree(pa).query(pb)[0].mean())
+    for i, j in match_by_centroid(truth, recs):
+        name, vol = truth[i].name, truth[i].volume
+        ch = chamfer_distance(truth[i].mesh, recs[j])
         rows.append({"object": name, "chamfer_mm": round(1000 * ch, 2),
                      "volume_error_pct": round(100 * (recs[j].volume - vol) / vol, 1),
                      "faces": len(recs[j].faces), "watertight": bool(recs[j].is_watertight)})  # fmt: skip

@@ -10,22 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import trimesh
+from real2sim.recon.accuracy import chamfer_distance, true_objects
 from real2sim.recon.align import Similarity, camera_centre, pose_errors, umeyama
 from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
-from scipy.spatial import cKDTree
 
-from real2sim.meshio import load_mesh
 from real2sim.scene import load_scene
 
 pytestmark = pytest.mark.slow  # one reconstruction of the 24 sample photos (about 1 min on 2 cores) for the module
-
-
-def _chamfer(a: trimesh.Trimesh, b: trimesh.Trimesh, n: int = 20000) -> float:
-    """Symmetric Chamfer distance [m]: mean of the two mean nearest-surface-sample distances."""
-    pa = trimesh.sample.sample_surface(a, n, seed=0)[0]
-    pb = trimesh.sample.sample_surface(b, n, seed=1)[0]
-    return float(0.5 * (cKDTree(pb).query(pa)[0].mean() + cKDTree(pa).query(pb)[0].mean()))
 
 
 def evaluate(session: Path, out: Path) -> dict:
@@ -40,18 +31,14 @@ def evaluate(session: Path, out: Path) -> dict:
     c_ref = np.array([camera_centre(ref[n]) for n in names])
     rigid = umeyama(c_est, c_ref, with_scale=False)
     to_gt = Similarity(1.0, rigid.rotation, rigid.translation)
-    truth = []
-    for o in gt["objects"]:
-        m = load_mesh(session / o["mesh"])
-        m.apply_transform(np.asarray(o["world_from_object"]))
-        truth.append((o["name"], m))
+    truth = [(t.name, t.mesh) for t in true_objects(session)]
     scene = load_scene(out)
     chamfer = {}
     for ob in scene.objects:
         m = ob.mesh_in_world()
         m.vertices = to_gt.apply(m.vertices)
         name, tm = min(truth, key=lambda t: np.linalg.norm(t[1].bounds.mean(0)[:2] - m.bounds.mean(0)[:2]))
-        chamfer[f"{ob.name}->{name}"] = _chamfer(m, tm)
+        chamfer[f"{ob.name}->{name}"] = chamfer_distance(m, tm)
     return {"result": res, "errors": errors, "scale_vs_truth": umeyama(c_est, c_ref).scale, "chamfer": chamfer,
             "n_truth": len(truth), "matched": {k.split("->")[1] for k in chamfer}}  # fmt: skip
 

@@ -10,23 +10,16 @@ import numpy as np
 import pytest
 import trimesh
 from click.testing import CliRunner
+from real2sim.recon.accuracy import chamfer_distance, match_by_centroid, true_objects
 from real2sim.recon.pointcloud import PointCloudReconCfg, load_clouds, run_recon_pointcloud
 from real2sim.recon.pointcloud_io import read_points
 from real2sim.recon.register import read_poses
 from scipy.optimize import linear_sum_assignment
-from scipy.spatial import cKDTree
 
 from real2sim.cli import cli
-from real2sim.meshio import load_mesh
 from real2sim.scene import load_scene
 
 BUNNY = ["bun000.ply", "bun045.ply", "bun090.ply", "bun180.ply", "bun270.ply", "bun315.ply"]
-
-
-def _chamfer(a: trimesh.Trimesh, b: trimesh.Trimesh, n: int = 20000) -> float:
-    pa, _ = trimesh.sample.sample_surface(a, n, seed=0)
-    pb, _ = trimesh.sample.sample_surface(b, n, seed=1)
-    return 0.5 * (cKDTree(pb).query(pa)[0].mean() + cKDTree(pa).query(pb)[0].mean())
 
 
 @pytest.mark.parametrize("scan", ["test0", "test12", "test36"])
@@ -94,7 +87,7 @@ def test_bunny_merged_mesh(shared_data: Path) -> None:
     m.apply_transform(np.linalg.inv(out.world_from_input))
     ref = trimesh.load(folder / "reference_bun_zipper_res2.ply")
     assert m.is_watertight and m.is_winding_consistent and len(m.faces) <= 20000
-    assert _chamfer(m, ref) <= 0.002
+    assert chamfer_distance(m, ref) <= 0.002
 
 
 @pytest.fixture(scope="module")
@@ -104,19 +97,14 @@ def sample_errors(sample_data: Path) -> dict[str, tuple[float, float]]:
     files = tuple(sample_data / d["file"] for d in gt["lidar"])
     out = run_recon_pointcloud(PointCloudReconCfg(inputs=files, poses=sample_data / "lidar" / "poses.json"))
     assert len(out.scene.objects) == len(gt["objects"])
-    truth = []
-    for o in gt["objects"]:
-        m = load_mesh(sample_data / o["mesh"])
-        m.apply_transform(np.asarray(o["world_from_object"]))
-        truth.append((o["name"], m, o["volume"]))
+    truth = true_objects(sample_data)
     recs = [o.mesh_in_world() for o in out.scene.objects]
     for r in recs:
         assert r.is_watertight and r.volume > 0 and len(r.faces) <= 20000
-    cost = np.array([[np.linalg.norm(t.centroid - r.centroid) for r in recs] for _, t, _ in truth])
     errors = {}
-    for i, j in zip(*linear_sum_assignment(cost), strict=True):
-        name, t, vol = truth[i]
-        errors[name] = (_chamfer(t, recs[j]), abs(recs[j].volume - vol) / vol)
+    for i, j in match_by_centroid(truth, recs):
+        t = truth[i]
+        errors[t.name] = (chamfer_distance(t.mesh, recs[j]), abs(recs[j].volume - t.volume) / t.volume)
     return errors
 
 
