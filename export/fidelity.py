@@ -40,6 +40,30 @@ def _sample_hulls(hulls: list[trimesh.Trimesh], n: int, seed: int) -> list[np.nd
             enumerate(zip(hulls, counts, strict=True))]
 
 
+class _Surface:
+    """Exact point queries against triangles (Open3D ray-casting scene, BVH in C++; 5x faster than trimesh's
+    ``closest_point`` + ``contains``): unsigned distance to the surface, and inside (ray parity, 3 rays voting, so
+    a ray grazing an edge cannot flip the answer). Coordinates are taken relative to ``origin`` for float32."""
+
+    def __init__(self, meshes: list[trimesh.Trimesh], origin: np.ndarray) -> None:
+        import open3d as o3d  # noqa: I001  (before coacd in any process; see decompose._import_coacd)
+
+        self._o3d, self.origin = o3d, origin
+        self.scene = o3d.t.geometry.RaycastingScene()
+        for m in meshes:
+            self.scene.add_triangles(o3d.core.Tensor(np.asarray(m.vertices - origin, dtype=np.float32)),
+                                     o3d.core.Tensor(np.asarray(m.faces, dtype=np.uint32)))
+
+    def _q(self, p: np.ndarray):
+        return self._o3d.core.Tensor(np.asarray(p - self.origin, dtype=np.float32))
+
+    def distance(self, p: np.ndarray) -> np.ndarray:
+        return self.scene.compute_distance(self._q(p)).numpy().astype(np.float64)
+
+    def inside(self, p: np.ndarray) -> np.ndarray:
+        return self.scene.compute_occupancy(self._q(p), nsamples=3).numpy() > 0.5
+
+
 def hull_fidelity(
     mesh: trimesh.Trimesh, hulls: list[trimesh.Trimesh], samples: int = 2000, seed: int = 0, volume: bool = False
 ) -> Fidelity:
@@ -47,28 +71,21 @@ def hull_fidelity(
 
     Mesh surface points outside every hull count their distance to the nearest hull surface (under-coverage);
     hull surface points outside the mesh and on the union's boundary count their distance to the mesh (bloat).
-    Hull faces buried inside the mesh do not touch anything and are not counted.
+    Hull faces buried inside the mesh do not touch anything and are not counted. Distances are exact (point to
+    triangle), not to a sampling of the other surface.
     """
-    from scipy.spatial import cKDTree
-
     diag = float(np.linalg.norm(mesh.extents))
+    origin = np.asarray(mesh.bounds, dtype=np.float64).mean(axis=0)
     eqs = [_halfspaces(h) for h in hulls]
+    surf = _Surface([mesh], origin)
     p, _ = trimesh.sample.sample_surface(mesh, samples, seed=seed)
-    dense = np.vstack(_sample_hulls(hulls, 20 * samples, seed))
-    d1 = cKDTree(dense).query(p)[0]
+    d1 = _Surface(hulls, origin).distance(p)
     d1[_inside_any(p, eqs, 1e-9 * diag)] = 0.0
     qs = _sample_hulls(hulls, samples, seed + 1000)
     q = np.vstack([x[~_inside_any(x, eqs, -1e-7 * diag, skip=i)] for i, x in enumerate(qs)])
     d2 = np.zeros(1)
     if len(q):
-        closest, dist, tri = trimesh.proximity.closest_point(mesh, q)
-        outside = np.einsum("ij,ij->i", q - closest, mesh.face_normals[tri]) > 0
-        # The closest face's normal misjudges points whose closest point is on a sharp edge or vertex (a point
-        # deep inside looked 18 mm "outside" a reconstructed stone); confirm with a ray-parity inside test.
-        if outside.any():
-            idx = np.flatnonzero(outside)
-            outside[idx[mesh.contains(q[idx])]] = False
-        d2 = np.concatenate([d2, dist[outside]])
+        d2 = np.concatenate([d2, surf.distance(q)[~surf.inside(q)]])
     hd = float(max(d1.max(), d2.max()))
     vr = iou = float("nan")
     if volume:
@@ -76,7 +93,7 @@ def hull_fidelity(
         lo = np.minimum(mesh.bounds[0], np.min([h.bounds[0] for h in hulls], axis=0))
         hi = np.maximum(mesh.bounds[1], np.max([h.bounds[1] for h in hulls], axis=0))
         x = rng.uniform(lo, hi, size=(40000, 3))
-        in_m = mesh.contains(x)
+        in_m = surf.inside(x)
         in_u = _inside_any(x, eqs, 0.0)
         vr = float(in_u.sum() / max(in_m.sum(), 1))
         iou = float((in_m & in_u).sum() / max((in_m | in_u).sum(), 1))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Iterator
@@ -32,6 +33,14 @@ def _timed(stage: str) -> Iterator[None]:
     t0 = time.perf_counter()
     yield
     log.info("timing %s %.4f", stage, time.perf_counter() - t0)
+
+
+@functools.cache
+def _tools() -> dict[str, str]:
+    """Versions of the tools that shaped the package (looked up once per process: 0.05 s of metadata parsing)."""
+    return tool_versions() | tool_versions(("pymeshfix", "yourdfpy"))
+
+
 SETTLE_RANGE = 0.05
 """Dynamic objects whose lowest point is within this distance [m] above (or any depth below) the support top are
 placed exactly on it; higher ones are left where they are (they may rest on another object)."""
@@ -168,7 +177,7 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
     inputs = dict(scene.provenance.inputs)
     for j in jobs:
         inputs[f"mesh of {j.label}"] = sha256_bytes(mesh_to_ply_bytes(j.mesh))
-    tools = tool_versions() | tool_versions(("pymeshfix", "yourdfpy"))
+    tools = _tools()
     options = {"name": name, "formats": ",".join(cfg.formats), **cfg.decomposition_options(),
                "visual_faces": cfg.visual_faces, "timestep": cfg.timestep}
     info = {

@@ -14,36 +14,47 @@ from real2sim.atomic import write_bytes
 
 log = logging.getLogger(__name__)
 WIDTH, HEIGHT = 640, 320
+OFFSAMPLES = 0
+"""Multisample anti-aliasing samples of the offscreen buffer. MuJoCo's default 4 quadruples the work of a software
+(llvmpipe) EGL renderer, which is what a headless machine has; a preview does not need it."""
+SHADOW_SIZE = 64
+"""Shadow-map texture size. Only the headlight lights these renders and it casts no shadow, but MuJoCo allocates the
+map anyway: the default 4096^2 took about 0.1 s of context set-up per object in software."""
+
+
+def _add_mesh(spec, name: str, vertices: np.ndarray, faces: np.ndarray) -> None:
+    """A mesh asset from arrays (no OBJ text to format and parse again: the package files are already written)."""
+    m = spec.add_mesh()
+    m.name = name
+    m.uservert = np.asarray(vertices, dtype=np.float32).ravel().tolist()
+    m.userface = np.asarray(faces, dtype=np.int32).ravel().tolist()
 
 
 def _object_spec(o: PlacedObject, folder: Path):
     import mujoco
-    from real2sim.export.objio import obj_text
 
     spec = mujoco.MjSpec()
     spec.visual.headlight.ambient = [0.4, 0.4, 0.4]
     spec.visual.headlight.diffuse = [0.6, 0.6, 0.6]
     spec.visual.global_.offwidth, spec.visual.global_.offheight = WIDTH, HEIGHT
+    spec.visual.quality.offsamples = OFFSAMPLES
+    spec.visual.quality.shadowsize = SHADOW_SIZE
     diag = float(np.linalg.norm(o.obj.watertight.extents))
     centre = o.obj.watertight.bounds.mean(axis=0)
     shift = 0.6 * diag
-    files = {f"{o.name}_visual.obj": obj_text(o.obj.visual.vertices, o.obj.visual.faces)}
-    m = spec.add_mesh()
-    m.name, m.file = "visual", f"{o.name}_visual.obj"
+    _add_mesh(spec, "visual", o.obj.visual.vertices, o.obj.visual.faces)
     g = spec.worldbody.add_geom()
     g.type, g.meshname, g.pos = mujoco.mjtGeom.mjGEOM_MESH, "visual", (-centre + [-shift, 0, 0]).tolist()
     g.rgba = list(o.obj.rgba)
+    g.contype = g.conaffinity = 0  # drawn only: MuJoCo then builds no collision hull of the visual mesh
     palette = np.array([[0.9, 0.3, 0.3], [0.3, 0.8, 0.3], [0.3, 0.4, 0.9], [0.9, 0.8, 0.2], [0.8, 0.3, 0.9],
                         [0.2, 0.8, 0.8]])
     for i, h in enumerate(o.obj.collision.meshes()):
-        fn = f"{o.name}_render_hull_{i}.obj"
-        files[fn] = obj_text(h.vertices, h.faces)
-        m = spec.add_mesh()
-        m.name, m.file = f"hull{i}", fn
+        _add_mesh(spec, f"hull{i}", h.vertices, h.faces)
         g = spec.worldbody.add_geom()
         g.type, g.meshname, g.pos = mujoco.mjtGeom.mjGEOM_MESH, f"hull{i}", (-centre + [shift, 0, 0]).tolist()
         g.rgba = [*palette[i % len(palette)].tolist(), 1.0]
-    spec.assets = {k: v.encode() for k, v in files.items()}
+        g.contype = g.conaffinity = 0
     cam = spec.worldbody.add_camera()
     cam.name = "view"
     d = 1.6 * diag
