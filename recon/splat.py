@@ -142,10 +142,15 @@ def surface_distance_fraction(mesh: trimesh.Trimesh, points: np.ndarray, tol: fl
     return float(np.mean(d <= tol))
 
 
-def splat_solid_mesh(splat: GaussianSplat, cells: int = 128, close: int = 3, sigmas: float = 1.5) -> trimesh.Trimesh:
+def splat_solid_mesh(
+    splat: GaussianSplat, cells: int = 160, close_frac: float = 0.025, sigmas: float = 1.5
+) -> trimesh.Trimesh:
     """Watertight mesh of the solid the Gaussians bound: each Gaussian marks voxels at its centre and at
-    ``± sigmas`` standard deviations along its three axes, the occupancy is closed (``close`` voxels), its holes
-    filled, the largest part kept, lightly smoothed and contoured (marching cubes at 0.5)."""
+    ``± sigmas`` standard deviations along its three axes (its 1σ ellipsoid: wider would move the surface outward
+    off the centres), the occupancy is closed over ``close_frac`` of the largest extent (gaps between
+    neighbouring Gaussians; a physical distance, so the same at any grid), its holes filled, the largest part kept,
+    lightly smoothed and contoured (marching cubes at 0.5). Thin parts joined to the body only by a voxel bridge
+    come out as separate closed shells of the same mesh; specks below 1 % of the volume are dropped."""
     from real2sim.recon.mesh import _marching_cubes, ensure_closed
     from scipy import ndimage
 
@@ -154,6 +159,7 @@ def splat_solid_mesh(splat: GaussianSplat, cells: int = 128, close: int = 3, sig
     pts = np.concatenate([splat.means] + [splat.means + o for o in offs])
     lo, hi = splat.means.min(axis=0), splat.means.max(axis=0)
     h = float((hi - lo).max()) / cells
+    close = max(1, int(round(close_frac * cells)))
     pad = close + 3
     lo = lo - pad * h
     shape = np.ceil((hi - lo) / h).astype(int) + pad + 1
@@ -174,7 +180,51 @@ def splat_solid_mesh(splat: GaussianSplat, cells: int = 128, close: int = 3, sig
     mesh = trimesh.Trimesh(lo + (v + 0.5) * h, f, process=True)
     if mesh.volume < 0:
         mesh.invert()
-    return ensure_closed(mesh)
+    return ensure_closed(drop_specks(mesh))
+
+
+def drop_specks(mesh: trimesh.Trimesh, min_fraction: float = 0.01) -> trimesh.Trimesh:
+    """The mesh without closed parts holding less than ``min_fraction`` of its volume (marching-cubes specks);
+    unchanged when it is one part or a part is open."""
+    parts = mesh.split(only_watertight=False)
+    if len(parts) <= 1 or not all(p.is_watertight for p in parts):
+        return mesh
+    vols = np.array([abs(float(p.volume)) for p in parts])
+    keep = [p for p, v in zip(parts, vols, strict=True) if v >= min_fraction * vols.sum()]
+    out = trimesh.util.concatenate(keep)
+    if out.volume < 0:
+        out.invert()
+    return out
+
+
+def decimate_closed(mesh: trimesh.Trimesh, max_triangles: int, keep_volume: float = 0.97) -> trimesh.Trimesh:
+    """Quadric decimation to at most ``max_triangles`` that keeps every part: the point-cloud path's decimation
+    (fast quadric, repaired when collapsing a thin wall left non-manifold edges) when its result keeps
+    ``keep_volume`` of the volume; otherwise the repair dropped a part (a thin ear, a tail) and Open3D's quadric
+    decimation, which does not create such edges, is used instead (specks dropped)."""
+    if len(mesh.faces) <= max_triangles:
+        return mesh
+    import open3d as o3d
+    from real2sim.recon.mesh import decimate, ensure_closed
+
+    vol = abs(float(mesh.volume))
+    try:
+        out = ensure_closed(decimate(mesh, max_triangles))
+        if len(out.faces) <= max_triangles and out.volume >= keep_volume * vol:
+            return out
+    except StageError:
+        pass
+    om = o3d.geometry.TriangleMesh(
+        o3d.utility.Vector3dVector(np.asarray(mesh.vertices, dtype=np.float64)),
+        o3d.utility.Vector3iVector(np.asarray(mesh.faces, dtype=np.int32)),
+    )
+    om = om.simplify_quadric_decimation(target_number_of_triangles=int(max_triangles))
+    out = drop_specks(trimesh.Trimesh(np.asarray(om.vertices), np.asarray(om.triangles), process=True))
+    if not (out.is_watertight and out.is_winding_consistent and 0 < len(out.faces) <= max_triangles):
+        raise StageError(f"could not decimate the splat mesh to {max_triangles} triangles and keep it closed")
+    if out.volume < 0:
+        out.invert()
+    return out
 
 
 def visible_mask(

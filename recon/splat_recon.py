@@ -12,7 +12,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-from real2sim.recon.splat import SplatCleanCfg, clean_mask, colour_mesh, splat_solid_mesh, surface_samples
+from real2sim.recon.splat import (
+    SplatCleanCfg,
+    clean_mask,
+    colour_mesh,
+    decimate_closed,
+    splat_solid_mesh,
+    surface_samples,
+)
 from real2sim.recon.splat_io import GaussianSplat, read_splat
 
 from real2sim.errors import ConfigError
@@ -37,7 +44,10 @@ class SplatReconCfg:
     clean: SplatCleanCfg = field(default_factory=SplatCleanCfg)
     """Which Gaussians are kept as surface."""
     mesh_max_cells: int = 128
-    """Meshing grid cells along the object's largest extent."""
+    """Meshing grid cells along the object's largest extent (segmented scenes: the point-cloud mesher)."""
+    object_cells: int = 160
+    """``object_only``: grid cells of the Gaussian-solid mesher along the object's largest extent (its voxel is
+    finer than 1 % of the size, so the contour sits well within the 2 %-of-height surface tolerance)."""
     max_triangles: int = 20000
     """Triangle budget per object mesh."""
     density: float = 500.0
@@ -46,8 +56,8 @@ class SplatReconCfg:
     def validate(self) -> SplatReconCfg:
         if self.scale is not None and not (np.isfinite(self.scale) and self.scale > 0):
             raise ConfigError(f"scale must be a positive number of metres per splat unit; got {self.scale}")
-        if self.mesh_max_cells < 8 or self.max_triangles < 12 or not self.density > 0:
-            raise ConfigError("mesh_max_cells >= 8, max_triangles >= 12 and density > 0 are required")
+        if self.mesh_max_cells < 8 or self.object_cells < 8 or self.max_triangles < 12 or not self.density > 0:
+            raise ConfigError("mesh_max_cells >= 8, object_cells >= 8, max_triangles >= 12 and density > 0 are required")
         self.clean.validate()
         return self
 
@@ -98,11 +108,8 @@ def splat_to_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput
         shift = np.array([-0.5 * (lo[0] + hi[0]), -0.5 * (lo[1] + hi[1]), -lo[2]])
         w = pts + shift
         solid = GaussianSplat(w, sub.scales * scale, sub.rotations, sub.opacities, sub.colors, splat.source)
-        mesh = splat_solid_mesh(solid, cells=cfg.mesh_max_cells)
-        if len(mesh.faces) > cfg.max_triangles:
-            from real2sim.recon.mesh import decimate, ensure_closed
-
-            mesh = ensure_closed(decimate(mesh, cfg.max_triangles))
+        mesh = splat_solid_mesh(solid, cells=cfg.object_cells)
+        mesh = decimate_closed(mesh, cfg.max_triangles)
         mesh = colour_mesh(mesh, w, sub.colors)
         rest = rest_pose(mesh)
         mesh.apply_transform(rest)
@@ -138,7 +145,8 @@ def run_recon_splat(cfg: SplatReconCfg) -> SplatReconOutput:
     splat = read_splat(cfg.input)
     out = splat_to_scene(splat, cfg)
     opts = {"scale": cfg.scale, "object_only": cfg.object_only, "min_opacity": cfg.clean.min_opacity,
-            "mesh_max_cells": cfg.mesh_max_cells, "kept_gaussians": int(out.kept.sum()), "gaussians": len(splat)}
+            "mesh_max_cells": cfg.mesh_max_cells, "object_cells": cfg.object_cells,
+            "kept_gaussians": int(out.kept.sum()), "gaussians": len(splat)}
     steps = ("read splat", "activate", "remove transparent/oversized/floating Gaussians", "surface samples",
              "segment + mesh" if not cfg.object_only else "mesh object")  # fmt: skip
     scene = replace(out.scene, provenance=Provenance.for_inputs([cfg.input], steps, opts))

@@ -21,12 +21,6 @@ def cat(shared_data, tmp_path_factory):
     return out, res
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap (issue 6): 94.4 % of the kept opaque Gaussians' centres lie within 2 % of the height of the "
-    "cat in its stable resting pose (1.30 units); the target is 95 % (97.7 % when measured in the splat's own "
-    "frame, height 1.735, a pose in which the cat rolls away)",
-)
 def test_cat_mesh_is_watertight_and_on_the_gaussians(cat):
     _, res = cat
     (obj,) = res.scene.objects
