@@ -1,7 +1,9 @@
 """Collision geometry within an engine budget: a primitive where one fits, else CoACD convex hulls.
 
 The watertight mesh is decimated before decomposing (CoACD's time grows with faces); CoACD merges down to
-``max_hulls`` and each hull is reduced to ``max_hull_vertices``. Results are cached by mesh content + options.
+``max_hulls``, each hull is reduced to ``max_hull_vertices`` keeping the surface error small (``limit_points``), and
+the budget CoACD leaves unused is spent splitting the hulls that bulge farthest past the surface (``refine``).
+Results are cached by mesh content + options.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(mesh.vertices, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(mesh.faces, dtype="<i8").tobytes())
-    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=3)
+    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=4)
     h.update(json.dumps(opts, sort_keys=True).encode())
     return h.hexdigest()
 
@@ -83,18 +85,42 @@ def _hull(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(hull.vertices, dtype=np.float64), np.asarray(hull.faces, dtype=np.int64)
 
 
-def limit_vertices(v: np.ndarray, max_vertices: int) -> tuple[np.ndarray, np.ndarray]:
-    """Hull of at most ``max_vertices`` points: farthest-point subset of the hull vertices (deterministic)."""
-    hv, hf = _hull(v)
+def limit_points(points: np.ndarray, max_vertices: int) -> np.ndarray:
+    """At most ``max_vertices`` of the hull vertices of ``points``, chosen to keep the hull closest to the full one.
+
+    Greedy, like Quickhull: start from a large tetrahedron of extreme points, then repeatedly add the vertex farthest
+    outside the current hull, so the vertices left out are those closest to the reduced hull (a farthest-point
+    subset, used before, spreads vertices evenly instead and can cut a corner off the hull). Deterministic."""
+    from scipy.spatial import ConvexHull
+
+    p = np.asarray(points, dtype=np.float64)
+    hv = p[ConvexHull(p).vertices]
     if len(hv) <= max_vertices:
-        return hv, hf
-    chosen = [int(np.argmax(np.linalg.norm(hv - hv.mean(axis=0), axis=1)))]
-    d = np.linalg.norm(hv - hv[chosen[0]], axis=1)
+        return hv
+    first = int(np.argmax(np.linalg.norm(hv - hv.mean(axis=0), axis=1)))
+    second = int(np.argmax(np.linalg.norm(hv - hv[first], axis=1)))
+    a, b = hv[first], hv[second]
+    ab = (b - a) / np.linalg.norm(b - a)
+    r = (hv - a) - np.outer((hv - a) @ ab, ab)
+    third = int(np.argmax(np.linalg.norm(r, axis=1)))
+    n = np.cross(b - a, hv[third] - a)
+    chosen = [first, second, third, int(np.argmax(np.abs((hv - a) @ n)))]
+    hull = ConvexHull(hv[chosen], incremental=True)
     while len(chosen) < max_vertices:
-        k = int(np.argmax(d))
+        e = hull.equations
+        out = np.max(hv @ e[:, :3].T + e[:, 3], axis=1)
+        k = int(np.argmax(out))
+        if out[k] <= 0:
+            break
         chosen.append(k)
-        d = np.minimum(d, np.linalg.norm(hv - hv[k], axis=1))
-    return _hull(hv[np.sort(chosen)])
+        hull.add_points(hv[k : k + 1])
+    hull.close()
+    return hv[np.sort(chosen)]
+
+
+def limit_vertices(v: np.ndarray, max_vertices: int) -> tuple[np.ndarray, np.ndarray]:
+    """Hull (vertices, outward faces) of at most ``max_vertices`` points (``limit_points``)."""
+    return _hull(limit_points(v, max_vertices))
 
 
 def refit_to_surface(pieces: list[np.ndarray], vertices: np.ndarray, reach: float) -> list[np.ndarray]:
@@ -115,25 +141,19 @@ def refit_to_surface(pieces: list[np.ndarray], vertices: np.ndarray, reach: floa
     return [np.vstack([p, vertices[take & (owner == i)]]) for i, p in enumerate(pieces)]
 
 
-def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg) -> list[tuple[np.ndarray, np.ndarray]]:
-    """CoACD on the decimated watertight mesh, merged to the hull budget, vertex-limited per hull."""
-    work = decimate(mesh, cfg.collision_faces)
-    if not (work.is_watertight and work.volume > 0):
-        work = mesh
-    coacd = _import_coacd()
-    coacd.set_log_level("error")
+def _coacd_parts(coacd, mesh: trimesh.Trimesh, cfg: ExportCfg, max_hulls: int) -> list[np.ndarray]:
+    """CoACD's convex parts (vertex arrays) of a watertight ``mesh``, at most ``max_hulls``; degenerate ones dropped."""
     parts = coacd.run_coacd(
-        coacd.Mesh(np.asarray(work.vertices, dtype=np.float64), np.asarray(work.faces, dtype=np.int32)),
+        coacd.Mesh(np.asarray(mesh.vertices, dtype=np.float64), np.asarray(mesh.faces, dtype=np.int32)),
         threshold=cfg.coacd_threshold,
-        max_convex_hull=cfg.max_hulls,
+        max_convex_hull=max_hulls,
         preprocess_mode="off",
         resolution=cfg.coacd_resolution,
         mcts_nodes=cfg.coacd_mcts_nodes,
         mcts_iterations=cfg.coacd_mcts_iterations,
         mcts_max_depth=cfg.coacd_mcts_depth,
         merge=True,
-        decimate=True,
-        max_ch_vertex=cfg.max_hull_vertices,
+        decimate=False,  # hulls are cut to the vertex budget by ``limit_points`` (less surface error than CoACD's)
         seed=cfg.seed,
     )
     pieces = []
@@ -141,12 +161,132 @@ def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg) -> list[tuple[np.ndarray, n
         v = np.asarray(v, dtype=np.float64)
         if len(v) >= 4 and np.linalg.matrix_rank(v - v.mean(axis=0), tol=1e-9) == 3:
             pieces.append(v)
+    return pieces
+
+
+class _Refiner:
+    """Splits convex hulls where they bulge past the surface (see ``refine``)."""
+
+    def __init__(self, mesh: trimesh.Trimesh, work: trimesh.Trimesh, cfg: ExportCfg, area: float) -> None:
+        import manifold3d
+        from real2sim.export.fidelity import _Surface
+
+        self.cfg = cfg
+        self.area = area
+        """Total hull surface area [m^2]: ``refine_samples`` are spread over it."""
+        self.surf = _Surface([mesh], np.asarray(mesh.bounds, dtype=np.float64).mean(axis=0))
+        self.solid = manifold3d.Manifold(manifold3d.Mesh(
+            vert_properties=np.asarray(work.vertices, dtype=np.float32),
+            tri_verts=np.asarray(work.faces, dtype=np.uint32)))
+        self._m3d = manifold3d
+
+    def bloat(self, pts: np.ndarray) -> tuple[float, np.ndarray]:
+        """Largest distance [m] of the surface of the hull of ``pts`` outside the mesh, and the point where it is
+        (seeded area-weighted samples of the hull's triangles, plus its vertices)."""
+        from scipy.spatial import ConvexHull
+
+        tri = pts[ConvexHull(pts).simplices]
+        area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
+        n = max(64, int(self.cfg.refine_samples * area.sum() / self.area))
+        rng = np.random.default_rng(self.cfg.seed)
+        k = rng.choice(len(tri), size=n, p=area / area.sum())
+        uv = rng.random((n, 2))
+        flip = uv.sum(axis=1) > 1
+        uv[flip] = 1 - uv[flip]
+        t = tri[k]
+        x = t[:, 0] + uv[:, :1] * (t[:, 1] - t[:, 0]) + uv[:, 1:] * (t[:, 2] - t[:, 0])
+        x = np.vstack([x, pts])
+        out = x[~self.surf.inside(x)]
+        if not len(out):
+            return 0.0, x[0]
+        d = self.surf.distance(out)
+        k = int(np.argmax(d))
+        return float(d[k]), out[k]
+
+    def piece(self, pts: np.ndarray):
+        """The solid's part inside the hull of ``pts`` (manifold3d)."""
+        return self.solid ^ self._m3d.Manifold.hull_points(np.asarray(pts, dtype=np.float32))
+
+    def split(self, hull: np.ndarray, at: np.ndarray) -> list[np.ndarray] | None:
+        """Best split of the solid inside ``hull`` by a plane through the surface point ``c`` nearest ``at`` (the
+        worst bulge): the hulls of the two sides' connected parts. Candidates are ``refine_planes`` planes containing
+        the bulge direction ``at - c`` (they cut through the bottom of a dent) and the plane normal to it (it cuts
+        off the wall ``c`` lies on, when the nearest surface is a side of a slot). Returns None if no plane makes
+        every new hull bulge less than ``hull`` does."""
+        piece = self.piece(hull)
+        if piece.is_empty() or piece.volume() <= 0:
+            return None
+        c = self.surf.closest(at[None])[0]
+        d = at - c
+        if np.linalg.norm(d) <= 0:
+            return None
+        d /= np.linalg.norm(d)
+        u = np.cross(d, [1.0, 0.0, 0.0] if abs(d[0]) < 0.9 else [0.0, 1.0, 0.0])
+        u /= np.linalg.norm(u)
+        v = np.cross(d, u)
+        best, best_score = None, self.bloat(hull)[0]
+        vol = piece.volume()
+        angles = np.pi * np.arange(self.cfg.refine_planes) / self.cfg.refine_planes
+        for n in [np.cos(a) * u + np.sin(a) * v for a in angles] + [d]:
+            sides = piece.split_by_plane(n.tolist(), float(n @ c))
+            parts = [p for s in sides for p in s.decompose() if p.volume() > 1e-3 * vol]
+            if len(parts) < 2:
+                continue
+            hulls = [np.asarray(p.to_mesh().vert_properties[:, :3], dtype=np.float64) for p in parts]
+            if any(len(h) < 4 or np.linalg.matrix_rank(h - h.mean(axis=0), tol=1e-9) < 3 for h in hulls):
+                continue
+            # scored before the vertex limit: the limited hull lies inside the full one and bulges no more
+            score = max(self.bloat(h)[0] for h in hulls)
+            if score < best_score - 1e-12:
+                best, best_score = hulls, score
+        return None if best is None else [limit_points(h, self.cfg.max_hull_vertices) for h in best]
+
+
+def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray], cfg: ExportCfg
+           ) -> list[np.ndarray]:
+    """Spend the unused hull budget where the hulls bulge farthest past the surface.
+
+    CoACD stops cutting a part once its concavity is below its threshold, measured on the whole object's scale, so
+    a hull may still bridge a dent by a couple of percent of the object's size while budget is left. Worst first,
+    a hull bulging more than ``refine_tolerance`` x diagonal is split by the best of ``refine_planes`` planes
+    through the dent (the solid inside the hull is cut with manifold3d; each side's connected parts get their
+    own hull), if that lowers the bulge and the result fits ``max_hulls``. A hull no plane improves is left as is.
+    """
+    r = _Refiner(mesh, work, cfg, float(sum(trimesh.convex.convex_hull(v).area for v in hulls)))
+    tol = cfg.refine_tolerance * float(np.linalg.norm(mesh.extents))
+    items = [(h, *r.bloat(h), False) for h in hulls]
+    while len(items) < cfg.max_hulls:
+        cand = [i for i, it in enumerate(items) if not it[3] and it[1] > tol]
+        if not cand:
+            break
+        i = max(cand, key=lambda j: (items[j][1], -j))
+        h, b, at, _ = items[i]
+        sub = r.split(h, at)
+        if sub is None or len(items) - 1 + len(sub) > cfg.max_hulls:
+            items[i] = (h, b, at, True)
+            continue
+        items[i:i + 1] = [(s, *r.bloat(s), False) for s in sub]
+    return [it[0] for it in items]
+
+
+def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg) -> list[tuple[np.ndarray, np.ndarray]]:
+    """CoACD on the decimated watertight mesh, merged to the hull budget, vertex-limited per hull, then refined
+    where it bulges past the surface (``refine``)."""
+    work = decimate(mesh, cfg.collision_faces)
+    if not (work.is_watertight and work.volume > 0):
+        work = mesh
+    coacd = _import_coacd()
+    coacd.set_log_level("error")
+    pieces = _coacd_parts(coacd, work, cfg, cfg.max_hulls)
     if cfg.refit and pieces and work is not mesh:
         pieces = refit_to_surface(pieces, np.asarray(mesh.vertices, dtype=np.float64),
                                   cfg.refit_distance * float(np.linalg.norm(mesh.extents)))
-    hulls = [limit_vertices(v, cfg.max_hull_vertices) for v in pieces]
-    if not hulls:
-        hulls = [limit_vertices(np.asarray(mesh.vertices), cfg.max_hull_vertices)]
+    pts = [limit_points(v, cfg.max_hull_vertices) for v in pieces]
+    if not pts:
+        pts = [limit_points(np.asarray(mesh.vertices), cfg.max_hull_vertices)]
+    if cfg.refine_tolerance > 0 and len(pts) < cfg.max_hulls:
+        pts = refine(work, mesh, pts, cfg)
+    hulls = [_hull(p) for p in pts]
     hulls.sort(key=lambda h: tuple(np.round(h[0].mean(axis=0), 9)))
     return hulls[: cfg.max_hulls]
 

@@ -60,6 +60,10 @@ class _Surface:
     def distance(self, p: np.ndarray) -> np.ndarray:
         return self.scene.compute_distance(self._q(p)).numpy().astype(np.float64)
 
+    def closest(self, p: np.ndarray) -> np.ndarray:
+        r = self.scene.compute_closest_points(self._q(p))
+        return r["points"].numpy().astype(np.float64) + self.origin
+
     def inside(self, p: np.ndarray) -> np.ndarray:
         return self.scene.compute_occupancy(self._q(p), nsamples=3).numpy() > 0.5
 

@@ -1,0 +1,77 @@
+"""Collision geometry inside the budget: the vertex limit keeps the hull close, refinement splits bulging hulls."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import trimesh
+from real2sim.export.config import ExportCfg
+from real2sim.export.decompose import _Refiner, limit_points, refine
+from real2sim.export.fidelity import hull_fidelity
+from scipy.spatial import ConvexHull
+
+
+def _outside(points: np.ndarray, kept: np.ndarray) -> float:
+    """Largest distance [m] of ``points`` outside the hull of ``kept`` (by its face planes)."""
+    e = ConvexHull(kept).equations
+    return float(max(0.0, np.max(points @ e[:, :3].T + e[:, 3])))
+
+
+def _farthest_point_subset(p: np.ndarray, k: int) -> np.ndarray:
+    chosen = [int(np.argmax(np.linalg.norm(p - p.mean(axis=0), axis=1)))]
+    d = np.linalg.norm(p - p[chosen[0]], axis=1)
+    while len(chosen) < k:
+        chosen.append(int(np.argmax(d)))
+        d = np.minimum(d, np.linalg.norm(p - p[chosen[-1]], axis=1))
+    return p[chosen]
+
+
+def test_vertex_limit_keeps_the_hull_close():
+    rng = np.random.default_rng(3)
+    p = rng.normal(size=(600, 3))
+    p = p / np.linalg.norm(p, axis=1, keepdims=True) * [0.05, 0.03, 0.02]  # on an ellipsoid: all hull vertices
+    hv = p[ConvexHull(p).vertices]
+    assert len(hv) > 64
+    kept = limit_points(p, 64)
+    assert len(kept) == 64
+    assert all(np.any(np.all(hv == k, axis=1)) for k in kept)  # a subset of the hull's own vertices
+    assert np.array_equal(kept, limit_points(p, 64))  # deterministic
+    err = _outside(hv, kept)
+    assert err < _outside(hv, _farthest_point_subset(hv, 64))
+    assert err < 0.05 * np.linalg.norm(np.ptp(p, axis=0))
+    few = limit_points(p[:5], 64)  # fewer hull vertices than the budget: all of them
+    assert len(few) == len(ConvexHull(p[:5]).vertices)
+
+
+def _u_block() -> trimesh.Trimesh:
+    """A U-shaped block (10 x 4 x 6 cm with a 6 x 4 cm slot), whose single convex hull fills the slot."""
+    outer = trimesh.creation.box((0.10, 0.04, 0.06))
+    slot = trimesh.creation.box((0.06, 0.06, 0.05))
+    slot.apply_translation([0.0, 0.0, 0.02])
+    return trimesh.boolean.difference([outer, slot], engine="manifold")
+
+
+def test_refine_splits_a_hull_that_bridges_a_concavity():
+    m = _u_block()
+    diag = float(np.linalg.norm(m.extents))
+    cfg = ExportCfg(max_hulls=8)
+    one = [np.asarray(m.convex_hull.vertices)]
+    r = _Refiner(m, m, cfg, float(m.convex_hull.area))
+    before = r.bloat(one[0])[0]
+    assert before > 0.2 * diag  # the slot is 6 cm wide: its middle is 3 cm from a wall
+    out = refine(m, m, one, cfg)
+    assert 2 <= len(out) <= cfg.max_hulls
+    assert max(r.bloat(h)[0] for h in out) <= cfg.refine_tolerance * diag
+    assert np.array_equal(np.vstack(out), np.vstack(refine(m, m, one, cfg)))  # deterministic
+    fid = hull_fidelity(m, [trimesh.convex.convex_hull(h) for h in out], samples=2000, volume=True)
+    assert fid.iou > 0.98 and fid.hausdorff_rel <= cfg.refine_tolerance
+
+
+def test_refine_respects_the_budget_and_can_be_off():
+    m = _u_block()
+    one = [np.asarray(m.convex_hull.vertices)]
+    assert len(refine(m, m, one, ExportCfg(max_hulls=2))) <= 2
+    assert len(refine(m, m, one, ExportCfg(max_hulls=1))) == 1
+    cfg = replace(ExportCfg(), refine_tolerance=0.0)
+    cfg.validate()
