@@ -63,7 +63,10 @@ class SfmCfg:
     device: Literal["auto", "cpu", "cuda"] = "cpu"
     """Where SIFT runs (cuda needs a CUDA build of pycolmap)."""
     num_threads: int = 2
-    """CPU threads."""
+    """CPU threads of feature extraction and matching (their results do not depend on it: image ids are
+    renumbered by name after extraction, RANSAC is seeded per pair). Mapping and bundle adjustment always run on
+    one thread: with more, the order of Ceres' parallel sums changes the poses in the last digits from run to run
+    (same input, same bytes)."""
     seed: int = 0
     """Random seed for RANSAC and mapping (deterministic results)."""
 
@@ -233,6 +236,63 @@ def _median_keypoints(db: Path) -> float:
     return float(np.median(rows)) if rows else 0.0
 
 
+_CAMERA = 0  # COLMAP's sensor type id of a camera in the database
+
+
+def _renumber_by_name(db: Path) -> None:
+    """Renumber images, frames, cameras and rigs in the order of the image names.
+
+    Multi-threaded feature extraction writes images in the order their extraction finishes, so the ids (and with
+    them the matching pairs' ids and the mappers' iteration order) change from run to run; with ids that follow
+    the sorted names the rest of the pipeline sees the same database every time (same input, same bytes)."""
+    con = sqlite3.connect(str(db))
+    try:
+        images = sorted(con.execute("SELECT image_id, name, camera_id FROM images"), key=lambda r: r[1])
+        img = {old: k + 1 for k, (old, _, _) in enumerate(images)}
+        cam: dict[int, int] = {}
+        for _, _, c in images:
+            cam.setdefault(c, len(cam) + 1)
+        for (c,) in con.execute("SELECT camera_id FROM cameras ORDER BY camera_id"):
+            cam.setdefault(c, len(cam) + 1)
+        data = list(con.execute("SELECT frame_id, data_id, sensor_id, sensor_type FROM frame_data"))
+        first: dict[int, int] = {}
+        for f, d, _, t in data:
+            if t == _CAMERA and d in img:
+                first[f] = min(first.get(f, 1 << 40), img[d])
+        frames = list(con.execute("SELECT frame_id, rig_id FROM frames"))
+        frame = {f: k + 1 for k, (f, _) in enumerate(sorted(frames, key=lambda r: (first.get(r[0], 1 << 40), r[0])))}
+        rigs = list(con.execute("SELECT rig_id, ref_sensor_id, ref_sensor_type FROM rigs"))
+        rig = {r: k + 1 for k, (r, s, t) in enumerate(sorted(rigs, key=lambda r: (cam.get(r[1], 1 << 40)
+                                                                                  if r[2] == _CAMERA else 1 << 40, r[0])))}  # fmt: skip
+
+        def c_(sid: int, t: int) -> int:
+            return cam.get(sid, sid) if t == _CAMERA else sid
+
+        tables = {
+            "images": ("SELECT image_id, name, camera_id FROM images", lambda r: (img[r[0]], r[1], cam[r[2]])),
+            "cameras": ("SELECT * FROM cameras", lambda r: (cam[r[0]], *r[1:])),
+            "keypoints": ("SELECT * FROM keypoints", lambda r: (img.get(r[0], r[0]), *r[1:])),
+            "descriptors": ("SELECT * FROM descriptors", lambda r: (img.get(r[0], r[0]), *r[1:])),
+            "frames": ("SELECT frame_id, rig_id FROM frames", lambda r: (frame[r[0]], rig.get(r[1], r[1]))),
+            "frame_data": ("SELECT frame_id, data_id, sensor_id, sensor_type FROM frame_data",
+                           lambda r: (frame.get(r[0], r[0]), img.get(r[1], r[1]) if r[3] == _CAMERA else r[1],
+                                      c_(r[2], r[3]), r[3])),
+            "rigs": ("SELECT rig_id, ref_sensor_id, ref_sensor_type FROM rigs",
+                     lambda r: (rig[r[0]], c_(r[1], r[2]), r[2])),
+            "rig_sensors": ("SELECT * FROM rig_sensors", lambda r: (rig.get(r[0], r[0]), c_(r[1], r[2]), *r[2:])),
+            "pose_priors": ("SELECT * FROM pose_priors",
+                            lambda r: (r[0], img.get(r[1], r[1]) if r[3] == _CAMERA else r[1], c_(r[2], r[3]), *r[3:])),
+        }  # fmt: skip
+        rows = {t: sorted(f(r) for r in con.execute(q)) for t, (q, f) in tables.items()}
+        with con:
+            for t, rs in rows.items():
+                con.execute(f"DELETE FROM {t}")
+                if rs:
+                    con.executemany(f"INSERT INTO {t} VALUES ({','.join('?' * len(rs[0]))})", rs)
+    finally:
+        con.close()
+
+
 def _extract_and_match(image_dir: Path, names: list[str], db: Path, cfg: SfmCfg, timings: dict) -> str:
     import pycolmap
 
@@ -242,6 +302,7 @@ def _extract_and_match(image_dir: Path, names: list[str], db: Path, cfg: SfmCfg,
     if cfg.first_octave is None and _median_keypoints(db) < cfg.min_features:
         db.unlink()
         _extract(image_dir, names, db, cfg, -1)
+    _renumber_by_name(db)
     timings["features"] = time.perf_counter() - t
     t = time.perf_counter()
     match = pycolmap.FeatureMatchingOptions()
@@ -266,7 +327,7 @@ def _map(image_dir: Path, db: Path, out: Path, cfg: SfmCfg, mapper: str):
     if mapper == "global":
         opts = pycolmap.GlobalPipelineOptions()
         opts.random_seed = cfg.seed
-        opts.num_threads = cfg.num_threads
+        opts.num_threads = 1  # deterministic (see SfmCfg.num_threads)
         ba = opts.mapper.bundle_adjustment
         ba.refine_focal_length = not fixed
         ba.refine_extra_params = not fixed
@@ -275,7 +336,7 @@ def _map(image_dir: Path, db: Path, out: Path, cfg: SfmCfg, mapper: str):
         return pycolmap.global_mapping(db, image_dir, out, opts)
     opts = pycolmap.IncrementalPipelineOptions()
     opts.random_seed = cfg.seed
-    opts.num_threads = cfg.num_threads
+    opts.num_threads = 1  # deterministic (see SfmCfg.num_threads)
     opts.ba_refine_focal_length = not fixed
     opts.ba_refine_extra_params = not fixed
     opts.mapper.abs_pose_refine_focal_length = not fixed
