@@ -197,3 +197,47 @@ def scale_from_known_distance(
                 loo.append(distance / np.linalg.norm(a - tri(other)))
     sigma = float(np.std(loo) * np.sqrt(max(len(loo) - 1, 1)) / max(len(loo), 1)) if loo else float("nan")
     return ScaleEstimate(scale, sigma, len(set(point_a) | set(point_b)), tuple(loo))
+
+
+def load_known_distance(path) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]], float]:
+    """Read a known-distance file (TOML)::
+
+        distance = 0.30                      # metres between the two points
+        [a]                                  # point A: image file name = [u, v] pixels (OpenCV: pixel centres
+        "IMG_0001.jpg" = [812.5, 440.0]      # at integers), in two or more images
+        "IMG_0004.jpg" = [790.0, 455.5]
+        [b]
+        "IMG_0001.jpg" = [1020.0, 300.0]
+        "IMG_0002.jpg" = [1001.0, 310.5]
+
+    Returns (point A, point B, distance). Problems are one ``InputError`` naming the file."""
+    import math
+    import tomllib
+    from pathlib import Path
+
+    from real2sim.errors import InputError
+
+    path = Path(path)
+    try:
+        doc = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise InputError(path, "no such known-distance file") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise InputError(path, f"not valid TOML ({e})") from None
+    dist = doc.get("distance")
+    if isinstance(dist, bool) or not isinstance(dist, int | float) or not math.isfinite(dist) or dist <= 0:
+        raise InputError(path, f"'distance' must be a positive number of metres, got {dist!r}")
+    points = []
+    for key in ("a", "b"):
+        table = doc.get(key)
+        if not isinstance(table, dict) or len(table) < 2:
+            raise InputError(path, f"[{key}] must map two or more image names to [u, v] pixels")
+        pt = {}
+        for name, uv in table.items():
+            ok = isinstance(uv, list) and len(uv) == 2 and all(
+                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in uv)
+            if not ok:
+                raise InputError(path, f"[{key}] {name!r}: expected [u, v] pixels, got {uv!r}")
+            pt[str(name)] = (float(uv[0]), float(uv[1]))
+        points.append(pt)
+    return points[0], points[1], float(dist)

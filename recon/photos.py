@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from real2sim.recon.marker import ScaleEstimate, scale_from_marker
+from real2sim.recon.marker import (
+    ScaleEstimate,
+    load_known_distance,
+    scale_from_known_distance,
+    scale_from_marker,
+)
 from real2sim.recon.mvs import MvsCfg
 from real2sim.recon.sfm import SfmCfg, SfmResult, run_sfm
 
@@ -43,7 +48,10 @@ class PhotosReconCfg:
     marker_id: int = 0
     """Id of the marker."""
     scale: float | None = None
-    """Known metres per SfM unit (overrides the marker)."""
+    """Known metres per SfM unit (overrides the marker and a known distance)."""
+    known_distance: Path | None = None
+    """TOML file with a known distance [m] between two points marked in two or more photos each
+    (``marker.load_known_distance``); overrides the marker."""
     dense: Literal["auto", "cpu", "cuda"] = "auto"
     """Dense geometry: cuda (COLMAP PatchMatch, needs a CUDA pycolmap), cpu (rectified-pair SGBM + TSDF fusion),
     or auto (cuda when available)."""
@@ -106,11 +114,16 @@ def _report(sfm: SfmResult, est: ScaleEstimate | None, dense: str) -> dict:
 def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
     """SfM → scale → (points → scene). Writes ``cfg.out_dir`` atomically when given."""
     cfg.validate()
+    # read the known-distance file before the minutes of SfM, so a bad file fails at once
+    known = load_known_distance(cfg.known_distance) if cfg.known_distance is not None and cfg.scale is None else None
     sfm = run_sfm(cfg.image_dir, cfg.sfm)
     est = None
     scale = 1.0
     if cfg.scale is not None:
         scale = float(cfg.scale)
+    elif known is not None:
+        est = scale_from_known_distance(sfm, *known)
+        scale = est.scale
     elif cfg.marker_size is not None:
         est = scale_from_marker(sfm, cfg.marker_size, cfg.marker_dictionary, cfg.marker_id)
         scale = est.scale

@@ -14,13 +14,15 @@ import click
 @click.option("--marker-dict", default="DICT_4X4_50", show_default=True, help="OpenCV marker dictionary.")
 @click.option("--marker-id", type=int, default=0, show_default=True, help="Marker id.")
 @click.option("--scale", type=float, default=None, help="Known metres per SfM unit (instead of a marker).")
+@click.option("--known-distance", type=click.Path(path_type=Path), default=None,
+              help="TOML file: a distance [m] between two points marked in >= 2 photos each (instead of a marker).")
 @click.option("--intrinsics", default=None, help="Known intrinsics: 'fx,fy,cx,cy', 'f,cx,cy' or a *_par.txt file.")
 @click.option("--camera-model", default="SIMPLE_RADIAL", show_default=True, help="COLMAP camera model to fit.")
 @click.option("--dense", type=click.Choice(["cpu", "cuda", "auto"]), default="auto", show_default=True)
 @click.option("--splat", is_flag=True, help="Write a nerfstudio dataset and train splatfacto (needs nerfstudio).")
 @click.option("--poses-only", is_flag=True, help="Stop after SfM (cameras.json).")
 @click.option("--object-only", is_flag=True, help="One object, no support in view.")
-def command(image_dir, out_dir, marker_size, marker_dict, marker_id, scale, intrinsics, camera_model, dense, splat,
+def command(image_dir, out_dir, marker_size, marker_dict, marker_id, scale, known_distance, intrinsics, camera_model, dense, splat,
             poses_only, object_only) -> None:  # fmt: skip
     """Reconstruct a scene from overlapping photos."""
     from real2sim.cli import echo_summary
@@ -32,7 +34,8 @@ def command(image_dir, out_dir, marker_size, marker_dict, marker_id, scale, intr
         model, params = parse_intrinsics(intrinsics)
         sfm = SfmCfg(camera_model=model, intrinsics=params)
     cfg = PhotosReconCfg(image_dir=image_dir, out_dir=out_dir, sfm=sfm, marker_size=marker_size,
-                         marker_dictionary=marker_dict, marker_id=marker_id, scale=scale, dense=dense, splat=splat,
+                         marker_dictionary=marker_dict, marker_id=marker_id, scale=scale,
+                         known_distance=known_distance, dense=dense, splat=splat,
                          poses_only=poses_only, object_only=object_only)  # fmt: skip
     res = run_recon_photos(cfg)
     lines = [f"registered {len(res.sfm.registered)}/{len(res.sfm.images)} images ({res.sfm.mapper} mapping)"]
