@@ -220,7 +220,8 @@ def run_peer(name: str, mesh: trimesh.Trimesh, ref: trimesh.Trimesh, work: Path,
 def summarize(rows: list[dict], cold: float) -> dict:
     ours = {r["mesh"]: r for r in rows if r["tool"] == "real2sim"}
     peer = {r["mesh"]: r for r in rows if r["tool"] == "obj2mjcf"}
-    out: dict = {"median_seconds_real2sim": statistics.median(r["seconds"] for r in ours.values()),
+    out: dict = {"load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+                 "median_seconds_real2sim": statistics.median(r["seconds"] for r in ours.values()),
                  "median_cpu_seconds_real2sim": statistics.median(r["cpu_seconds"] for r in ours.values()),
                  "cold_start_seconds_real2sim": cold}
     both = [m for m in ours if m in peer]
@@ -264,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         print("obj2mjcf not installed (pip install obj2mjcf): peer skipped", file=sys.stderr)
         peer = False
     rows = []
+    load_start = [round(x, 2) for x in os.getloadavg()]  # the machine is shared: say how busy it was
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()  # imports + first export in this process, reported apart from per-object times
         warm = l_block()  # non-convex, so the cold start includes CoACD's and Open3D's imports
@@ -282,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(run_peer(name, mesh, ref, Path(tmp), a.peer_timeout))
             _table(rows[-2 if peer else -1:], None)
     summary = summarize(rows, cold)
+    summary["load_average_at_start"] = load_start
     _table(rows, summary)
     if a.json:
         a.json.write_text(json.dumps({"rows": rows, "summary": summary}, indent=2, default=float) + "\n")
