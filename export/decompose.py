@@ -236,7 +236,11 @@ class _Refiner:
             if any(len(h) < 4 or np.linalg.matrix_rank(h - h.mean(axis=0), tol=1e-9) < 3 for h in hulls):
                 continue
             # scored before the vertex limit: the limited hull lies inside the full one and bulges no more
-            score = max(self.bloat(h)[0] for h in hulls)
+            score = 0.0
+            for h in hulls:
+                score = max(score, self.bloat(h)[0])
+                if score >= best_score:
+                    break
             if score < best_score - 1e-12:
                 best, best_score = hulls, score
         return None if best is None else [limit_points(h, self.cfg.max_hull_vertices) for h in best]
