@@ -105,7 +105,18 @@ def _key(stage: str, inputs: list[Path], options: dict[str, Any]) -> str:
 
 def _options(cfg: Any) -> dict[str, Any]:
     d = dataclasses.asdict(cfg)
-    for k in ("out_dir", "scene_dir", "inputs", "model", "logs", "holdout", "map", "poses", "image_dir"):
+    for k in (
+        "out_dir",
+        "scene_dir",
+        "inputs",
+        "model",
+        "logs",
+        "holdout",
+        "map",
+        "poses",
+        "image_dir",
+        "known_distance",
+    ):
         d.pop(k, None)  # paths are covered by the input hashes; the output path doesn't change results
     return d
 
@@ -236,12 +247,16 @@ def _recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> None:
 def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> None:
     from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
 
+    assert s.images is not None
     kw: dict[str, Any] = {"image_dir": s.images, "out_dir": scene_dir}
     if s.marker is not None:
-        kw["marker_size"] = s.marker.size
+        kw.update(marker_size=s.marker.size, marker_dictionary=s.marker.dictionary, marker_id=s.marker.id)
+    if s.known_distance is not None:
+        kw["known_distance"] = s.known_distance
     cfg = PhotosReconCfg(**kw)
-    assert s.images is not None
-    key = _key("recon", [s.images], _options(cfg))
+    key = _key(
+        "recon", [s.images] + ([s.known_distance] if s.known_distance is not None else []), _options(cfg)
+    )
 
     def work() -> dict[str, Any]:
         run_recon_photos(cfg)

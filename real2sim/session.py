@@ -56,6 +56,8 @@ class Session:
     images: Path | None = None
     """Folder of photos."""
     marker: MarkerSpec | None = None
+    known_distance: Path | None = None
+    """TOML of a known distance between two points marked in the photos (``recon photos --known-distance``)."""
     splats: tuple[Path, ...] = ()
     density: float = 500.0
     """Default density of reconstructed objects [kg/m^3]."""
@@ -135,6 +137,9 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
         marker = MarkerSpec(str(m.get("dictionary", "DICT_4X4_50")), int(m.get("id", 0)), float(m["size"]))
         if marker.size <= 0:
             raise ValueError(f"photos.marker.size must be > 0 [m], got {marker.size}")
+    known = (
+        _existing(root, ph["known_distance"], toml, "known-distance file") if "known_distance" in ph else None
+    )
 
     sp = d.get("splats", {})
     if "files" in sp:
@@ -168,6 +173,7 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
         lidar_units=units,
         images=images,
         marker=marker,
+        known_distance=known,
         splats=splats,
         density=density,
         friction=friction,

@@ -23,7 +23,8 @@ def test_discovers_folders_without_toml(tmp_path):
 
 
 def test_reads_session_toml(tmp_path):
-    for rel in ("lidar/s0.ply", "lidar/poses.json", "images/a.png", "robot/arm.xml", "logs/map.toml"):
+    for rel in ("lidar/s0.ply", "lidar/poses.json", "images/a.png", "images/distance.toml", "robot/arm.xml",
+                "logs/map.toml"):
         _touch(tmp_path / rel)
     for i in range(3):
         _touch(tmp_path / "logs" / f"r{i}.csv")
@@ -38,6 +39,7 @@ units = "mm"
 [photos]
 dir = "images"
 marker = { dictionary = "DICT_4X4_50", id = 3, size = 0.05 }
+known_distance = "images/distance.toml"
 [objects]
 density = 800.0
 [robot]
@@ -51,6 +53,7 @@ fit = ["joint:*.damping"]
     s = load_session(tmp_path)
     assert s.name == "bench" and s.lidar_units == "mm" and s.density == 800.0
     assert s.marker is not None and s.marker.id == 3 and s.marker.size == 0.05
+    assert s.known_distance == tmp_path / "images" / "distance.toml"
     assert s.robot is not None and [p.name for p in s.robot.holdout] == ["r2.csv"]
     assert s.robot.fit == ("joint:*.damping",) and s.sources == ("lidar", "photos", "robot")
 
@@ -63,6 +66,7 @@ fit = ["joint:*.damping"]
         ("[photos\n", "malformed TOML"),
         ('[photos]\ndir = "."\nmarker = { size = -1 }\n', "marker.size must be > 0"),
         ('[robot]\nmodel = "."\n', "invalid session: 'map'"),
+        ('[photos]\nknown_distance = "d.toml"\n', "known-distance file 'd.toml' does not exist"),
     ],
 )
 def test_bad_session_toml_names_file(tmp_path, toml, message):
