@@ -282,14 +282,15 @@ def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg) -> list[tuple[np.ndarray, n
     coacd = _import_coacd()
     coacd.set_log_level("error")
     pieces = _coacd_parts(coacd, work, cfg, cfg.max_hulls)
-    if cfg.refit and pieces and work is not mesh:
-        pieces = refit_to_surface(pieces, np.asarray(mesh.vertices, dtype=np.float64),
-                                  cfg.refit_distance * float(np.linalg.norm(mesh.extents)))
     pts = [limit_points(v, cfg.max_hull_vertices) for v in pieces]
     if not pts:
         pts = [limit_points(np.asarray(mesh.vertices), cfg.max_hull_vertices)]
     if cfg.refine_tolerance > 0 and len(pts) < cfg.max_hulls:
         pts = refine(work, mesh, pts, cfg)
+    if cfg.refit and work is not mesh:
+        pts = refit_to_surface(pts, np.asarray(mesh.vertices, dtype=np.float64),
+                               cfg.refit_distance * float(np.linalg.norm(mesh.extents)))
+        pts = [limit_points(v, cfg.max_hull_vertices) for v in pts]
     hulls = [_hull(p) for p in pts]
     hulls.sort(key=lambda h: tuple(np.round(h[0].mean(axis=0), 9)))
     return hulls[: cfg.max_hulls]
