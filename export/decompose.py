@@ -246,6 +246,29 @@ class _Refiner:
         return None if best is None else [limit_points(h, self.cfg.max_hull_vertices) for h in best]
 
 
+def _merge_one(r: _Refiner, items: list, tol: float, max_vertices: int) -> list | None:
+    """``items`` with the two touching hulls merged whose merged hull adds the least volume and still bulges no more
+    than ``tol`` past the surface (it frees a hull for a split where the error is); None if no pair qualifies."""
+    from scipy.spatial import ConvexHull
+
+    pts = [it[0] for it in items]
+    vols = [ConvexHull(p).volume for p in pts]
+    lo, hi = [p.min(axis=0) for p in pts], [p.max(axis=0) for p in pts]
+    pairs = []
+    for a in range(len(pts)):
+        for b in range(a + 1, len(pts)):
+            if np.any(lo[a] > hi[b]) or np.any(lo[b] > hi[a]):
+                continue
+            pairs.append((ConvexHull(np.vstack([pts[a], pts[b]])).volume - vols[a] - vols[b], a, b))
+    for _, a, b in sorted(pairs)[:5]:
+        h = limit_points(np.vstack([pts[a], pts[b]]), max_vertices)
+        bl, at = r.bloat(h)
+        if bl <= tol:
+            out = [it for k, it in enumerate(items) if k not in (a, b)]
+            return [*out, (h, bl, at, True)]
+    return None
+
+
 def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray], cfg: ExportCfg
            ) -> list[np.ndarray]:
     """Spend the unused hull budget where the hulls bulge farthest past the surface.
@@ -255,14 +278,23 @@ def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray]
     a hull bulging more than ``refine_tolerance`` x diagonal is split by the best of ``refine_planes`` planes
     through the dent (the solid inside the hull is cut with manifold3d; each side's connected parts get their
     own hull), if that lowers the bulge and the result fits ``max_hulls``. A hull no plane improves is left as is.
+    When the budget is full, two touching hulls whose merged hull stays within the tolerance (least added volume
+    first) are merged to make room (``_merge_one``).
     """
     r = _Refiner(mesh, work, cfg, float(sum(trimesh.convex.convex_hull(v).area for v in hulls)))
     tol = cfg.refine_tolerance * float(np.linalg.norm(mesh.extents))
     items = [(h, *r.bloat(h), False) for h in hulls]
-    while len(items) < cfg.max_hulls:
+    merges = 0
+    while True:
         cand = [i for i, it in enumerate(items) if not it[3] and it[1] > tol]
         if not cand:
             break
+        if len(items) >= cfg.max_hulls:
+            merged = _merge_one(r, items, tol, cfg.max_hull_vertices) if merges < cfg.max_hulls else None
+            if merged is None:
+                break
+            items, merges = merged, merges + 1
+            continue
         i = max(cand, key=lambda j: (items[j][1], -j))
         h, b, at, _ = items[i]
         sub = r.split(h, at)
@@ -285,7 +317,7 @@ def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg) -> list[tuple[np.ndarray, n
     pts = [limit_points(v, cfg.max_hull_vertices) for v in pieces]
     if not pts:
         pts = [limit_points(np.asarray(mesh.vertices), cfg.max_hull_vertices)]
-    if cfg.refine_tolerance > 0 and len(pts) < cfg.max_hulls:
+    if cfg.refine_tolerance > 0:
         pts = refine(work, mesh, pts, cfg)
     if cfg.refit and work is not mesh:
         pts = refit_to_surface(pts, np.asarray(mesh.vertices, dtype=np.float64),
