@@ -240,6 +240,22 @@ def _depth_from_pair(
     ]
 
 
+def _in_depth_map(view: _View, depth: np.ndarray, points: np.ndarray, tol: float) -> np.ndarray:
+    """Points that ``view``'s depth map holds: they project into the image in front of the camera and the depth
+    there agrees within ``tol`` (plus 1 % of the depth)."""
+    x = points @ view.R.T + view.t
+    z = x[:, 2]
+    ok = z > 0
+    uv = np.zeros((len(points), 2))
+    uv[ok] = x[ok, :2] / z[ok, None] * [view.K[0, 0], view.K[1, 1]] + [view.K[0, 2], view.K[1, 2]]
+    ui, vi = np.round(uv[:, 0]).astype(int), np.round(uv[:, 1]).astype(int)
+    h, w = depth.shape
+    ok &= (ui >= 0) & (ui < w) & (vi >= 0) & (vi < h)
+    d = np.zeros(len(points))
+    d[ok] = depth[vi[ok], ui[ok]]
+    return ok & (d > 0) & (np.abs(d - z) <= tol + 0.01 * z)
+
+
 def dense_points_cpu(
     sfm: SfmResult, world_from_sfm: np.ndarray, cfg: MvsCfg = MvsCfg(), timings: dict | None = None
 ) -> PointCloud:
@@ -289,12 +305,14 @@ def dense_points_cpu(
         attr_names=("tsdf", "weight", "color"), attr_dtypes=(o3c.float32, o3c.float32, o3c.float32),
         attr_channels=((1), (1), (3)), voxel_size=voxel, block_resolution=16, block_count=40000, device=dev,
     )  # fmt: skip
+    merged: dict[str, np.ndarray] = {}
     for n in sorted(depths):
         v = views[n]
         depth = depths[n][0]
         for other in depths[n][1:]:
             both = (depth > 0) & (other > 0)
             depth = np.where(both, 0.5 * (depth + other), np.maximum(depth, other))
+        merged[n] = depth
         colour = cv2.cvtColor(cv2.undistort(load(n), v.K, v.dist), cv2.COLOR_BGR2RGB).astype(np.float32) / 255.0
         z = pts[sets[n]] @ v.R[2] + v.t[2]
         trunc = float(2.0 * np.percentile(z[z > 0], 95))
@@ -313,15 +331,26 @@ def dense_points_cpu(
     normals = pcd.point.normals.numpy().astype(np.float64)
     order = np.lexsort(points.T[::-1])  # the voxel hash map's order depends on threading: make it deterministic
     points, colors, normals = points[order], colors[order], normals[order]
-    # Sensor origin per point: the camera that sees it most frontally (normal towards the camera).
-    centres = np.array([views[n].centre for n in sorted(views)])
+    # Sensor origin per point: of the cameras whose depth map holds the point (it saw it: the ray to the camera
+    # is free), the one that sees it most frontally (outward normal towards the camera). A camera on the far side
+    # of the object would "see" the point through the object, and the free space carved along that ray would
+    # tunnel through the solid. Points no depth map holds fall back to the most frontal camera in front of them.
+    names = sorted(views)
+    centres = np.array([views[n].centre for n in names])
     best = np.zeros(len(points), dtype=int)
     best_score = np.full(len(points), -np.inf)
-    for k, c in enumerate(centres):
-        ray = c[None] - points
-        score = np.abs(np.sum(ray * normals, 1)) / np.linalg.norm(ray, axis=1)
+    seen_score = np.full(len(points), -np.inf)
+    seen_best = np.full(len(points), -1)
+    for k, n in enumerate(names):
+        ray = centres[k][None] - points
+        score = np.sum(ray * normals, 1) / np.linalg.norm(ray, axis=1)
         better = score > best_score
         best[better], best_score[better] = k, score[better]
+        if n in merged:
+            saw = _in_depth_map(views[n], merged[n], points, 3.0 * voxel)
+            better = saw & (score > seen_score)
+            seen_best[better], seen_score[better] = k, score[better]
+    best = np.where(seen_best >= 0, seen_best, best)
     if timings is not None:
         timings["dense_stereo"] = t1 - t0
         timings["dense_fusion"] = time.perf_counter() - t1
