@@ -100,6 +100,11 @@ class ExportCfg:
     whose new hulls bulge least is taken."""
     refine_samples: int = 2000
     """Surface samples spread over all hulls (by area, seeded) to measure how far each bulges past the mesh."""
+    cover: bool = True
+    """After refinement, give every full-resolution vertex that decimation cut off (outside the decimated mesh and
+    every hull) to the hull covering its patch of the decimated surface, and cut that hull to the vertex budget
+    again (``cover_surface``). Measured on the sample stone: uncovered volume 0.48 % -> 0.09 %, IoU +0.002; costs
+    0.2-0.3 s per non-convex object."""
     refit: bool = False
     """After refinement, grow each hull to the full-resolution vertices it nearly covers (undoes the decimation's
     shrinkage; cheap), then cut it to the vertex budget again. Off by default: with ``refit_distance`` 0.005 it
@@ -165,6 +170,7 @@ class ExportCfg:
             "coacd_mcts_iterations": self.coacd_mcts_iterations,
             "coacd_mcts_depth": self.coacd_mcts_depth,
             "coacd_mcts_nodes": self.coacd_mcts_nodes,
+            "cover": self.cover,
             "refit": self.refit,
             "refit_distance": self.refit_distance,
             "refine_tolerance": self.refine_tolerance,

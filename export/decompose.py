@@ -2,7 +2,8 @@
 
 The watertight mesh is decimated before decomposing (CoACD's time grows with faces); CoACD merges down to
 ``max_hulls``, each hull is reduced to ``max_hull_vertices`` keeping the surface error small (``limit_points``), and
-the budget CoACD leaves unused is spent splitting the hulls that bulge farthest past the surface (``refine``).
+the budget CoACD leaves unused is spent splitting the hulls that bulge farthest past the surface (``refine``), and
+each hull takes in the full-resolution vertices that decimation cut off from its patch (``cover_surface``).
 Results are cached by mesh content + options.
 """
 
@@ -74,7 +75,7 @@ def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(mesh.vertices, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(mesh.faces, dtype="<i8").tobytes())
-    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=4)
+    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=5)
     h.update(json.dumps(opts, sort_keys=True).encode())
     return h.hexdigest()
 
@@ -139,6 +140,43 @@ def refit_to_surface(pieces: list[np.ndarray], vertices: np.ndarray, reach: floa
     owner = dist.argmin(axis=1)
     take = (near > 0) & (near <= reach)
     return [np.vstack([p, vertices[take & (owner == i)]]) for i, p in enumerate(pieces)]
+
+
+def cover_surface(work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.ndarray], max_vertices: int
+                  ) -> list[np.ndarray]:
+    """Make the hulls (of the decimated ``work`` mesh) cover the full-resolution ``mesh`` again where decimation cut it.
+
+    Decimation moves the surface inward at convex corners and ridges, so hulls built on it miss that sliver of the
+    real object. Every full-resolution vertex that lies outside the decimated mesh and outside every hull is given to
+    the hull that covers the decimated surface where it is nearest (the hull standing for that patch of surface),
+    and that hull is rebuilt from its points plus these and cut to ``max_vertices`` again (``limit_points``). Only
+    vertices decimation cut off are added, each to the hull of its own patch (not to the nearest hull by distance,
+    which can reach across a dent), so a hull grows by about the local decimation error; the re-limited hull can
+    still bulge a little more between the new vertices (measured: +0.1-0.5 mm Hausdorff on 20-30 cm objects)."""
+    from real2sim.export.fidelity import _Surface
+    from scipy.spatial import ConvexHull
+
+    v = np.asarray(mesh.vertices, dtype=np.float64)
+    diag = float(np.linalg.norm(mesh.extents))
+    eqs = [ConvexHull(p).equations for p in pieces]
+    outside = np.ones(len(v), dtype=bool)
+    for e in eqs:
+        outside &= ~np.all(v @ e[:, :3].T + e[:, 3] <= 1e-9 * diag, axis=1)
+    if not outside.any():
+        return pieces
+    surf = _Surface([work], np.asarray(mesh.bounds, dtype=np.float64).mean(axis=0))
+    idx = np.flatnonzero(outside)
+    idx = idx[~surf.inside(v[idx])]
+    if not len(idx):
+        return pieces
+    c = surf.closest(v[idx])
+    dist = np.stack([np.max(c @ e[:, :3].T + e[:, 3], axis=1) for e in eqs], axis=1)  # <= 0 inside
+    owner = np.argmin(dist, axis=1)
+    out = []
+    for i, p in enumerate(pieces):
+        add = v[idx[owner == i]]
+        out.append(limit_points(np.vstack([p, add]), max_vertices) if len(add) else p)
+    return out
 
 
 def _coacd_parts(coacd, mesh: trimesh.Trimesh, cfg: ExportCfg, max_hulls: int) -> list[np.ndarray]:
@@ -306,8 +344,8 @@ def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray]
 
 
 def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg) -> list[tuple[np.ndarray, np.ndarray]]:
-    """CoACD on the decimated watertight mesh, merged to the hull budget, vertex-limited per hull, then refined
-    where it bulges past the surface (``refine``)."""
+    """CoACD on the decimated watertight mesh, merged to the hull budget, vertex-limited per hull, refined where it
+    bulges past the surface (``refine``), then grown back over what decimation cut off (``cover_surface``)."""
     work = decimate(mesh, cfg.collision_faces)
     if not (work.is_watertight and work.volume > 0):
         work = mesh
@@ -319,6 +357,8 @@ def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg) -> list[tuple[np.ndarray, n
         pts = [limit_points(np.asarray(mesh.vertices), cfg.max_hull_vertices)]
     if cfg.refine_tolerance > 0:
         pts = refine(work, mesh, pts, cfg)
+    if cfg.cover and work is not mesh:
+        pts = cover_surface(work, mesh, pts, cfg.max_hull_vertices)
     if cfg.refit and work is not mesh:
         pts = refit_to_surface(pts, np.asarray(mesh.vertices, dtype=np.float64),
                                cfg.refit_distance * float(np.linalg.norm(mesh.extents)))

@@ -69,14 +69,17 @@ class _Surface:
 
 
 def hull_fidelity(
-    mesh: trimesh.Trimesh, hulls: list[trimesh.Trimesh], samples: int = 2000, seed: int = 0, volume: bool = False
+    mesh: trimesh.Trimesh, hulls: list[trimesh.Trimesh], samples: int = 2000, seed: int = 0, volume: bool = False,
+    volume_samples: int = 40000,
 ) -> Fidelity:
     """Compare collision ``hulls`` (convex meshes) with the object's ``mesh`` surface (same frame).
 
     Mesh surface points outside every hull count their distance to the nearest hull surface (under-coverage);
     hull surface points outside the mesh and on the union's boundary count their distance to the mesh (bloat).
     Hull faces buried inside the mesh do not touch anything and are not counted. Distances are exact (point to
-    triangle), not to a sampling of the other surface.
+    triangle), not to a sampling of the other surface. With ``volume``, the volume ratio and IoU are estimated from
+    ``volume_samples`` seeded uniform points in the joint bounding box (standard error ~ sqrt(IoU (1 - IoU) / n)
+    for n points in the union).
     """
     diag = float(np.linalg.norm(mesh.extents))
     origin = np.asarray(mesh.bounds, dtype=np.float64).mean(axis=0)
@@ -96,7 +99,7 @@ def hull_fidelity(
         rng = np.random.default_rng(seed)
         lo = np.minimum(mesh.bounds[0], np.min([h.bounds[0] for h in hulls], axis=0))
         hi = np.maximum(mesh.bounds[1], np.max([h.bounds[1] for h in hulls], axis=0))
-        x = rng.uniform(lo, hi, size=(40000, 3))
+        x = rng.uniform(lo, hi, size=(int(volume_samples), 3))
         in_m = surf.inside(x)
         in_u = _inside_any(x, eqs, 0.0)
         vr = float(in_u.sum() / max(in_m.sum(), 1))

@@ -75,3 +75,36 @@ def test_refine_respects_the_budget_and_can_be_off():
     assert len(refine(m, m, one, ExportCfg(max_hulls=1))) == 1
     cfg = replace(ExportCfg(), refine_tolerance=0.0)
     cfg.validate()
+
+
+def test_cover_restores_what_decimation_cut_off():
+    from real2sim.export.decompose import cover_surface
+    from real2sim.export.visual import decimate
+
+    m = trimesh.creation.icosphere(subdivisions=3, radius=0.1)
+    work = decimate(m, 200)
+    v = np.asarray(work.vertices)
+    flat = v * [1.0, 1.0, 0.0]
+    halves = [np.vstack([v[v[:, 2] <= 0], flat]), np.vstack([v[v[:, 2] >= 0], flat])]  # two hulls meeting at z = 0
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-0.1, 0.1, (100_000, 3))
+    x = x[np.linalg.norm(x, axis=1) < 0.1]
+
+    def missed(pieces):
+        inside = np.zeros(len(x), dtype=bool)
+        for p in pieces:
+            e = ConvexHull(p).equations
+            inside |= np.all(x @ e[:, :3].T + e[:, 3] <= 0, axis=1)
+        return 1.0 - inside.mean()
+
+    out = cover_surface(work, m, halves, 255)
+    assert len(out) == 2 and all(len(ConvexHull(p).vertices) <= 255 for p in out)
+    assert missed(halves) > 0.01  # the decimated sphere misses a shell of the real one
+    assert missed(out) < 0.35 * missed(halves)
+    # each hull took in only the vertices of its own patch: the lower one stays below the equator
+    assert out[0][:, 2].max() <= 0.002 and out[1][:, 2].min() >= -0.002
+    fid = hull_fidelity(m, [trimesh.convex.convex_hull(p) for p in out], samples=2000)
+    assert fid.hausdorff < 0.005  # no hull bulges past the sphere by more than the decimation's scale
+    assert all(np.array_equal(a, b) for a, b in zip(out, cover_surface(work, m, halves, 255), strict=True))
+    whole = [np.asarray(m.vertices)]
+    assert cover_surface(m, m, whole, 255)[0] is whole[0]  # nothing cut off: hull unchanged
