@@ -75,7 +75,7 @@ def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(mesh.vertices, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(mesh.faces, dtype="<i8").tobytes())
-    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=5)
+    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=6)
     h.update(json.dumps(opts, sort_keys=True).encode())
     return h.hexdigest()
 
@@ -142,8 +142,8 @@ def refit_to_surface(pieces: list[np.ndarray], vertices: np.ndarray, reach: floa
     return [np.vstack([p, vertices[take & (owner == i)]]) for i, p in enumerate(pieces)]
 
 
-def cover_surface(work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.ndarray], max_vertices: int
-                  ) -> list[np.ndarray]:
+def cover_surface(work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.ndarray], max_vertices: int,
+                  accept=None) -> list[np.ndarray]:
     """Make the hulls (of the decimated ``work`` mesh) cover the full-resolution ``mesh`` again where decimation cut it.
 
     Decimation moves the surface inward at convex corners and ridges, so hulls built on it miss that sliver of the
@@ -152,7 +152,9 @@ def cover_surface(work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.
     and that hull is rebuilt from its points plus these and cut to ``max_vertices`` again (``limit_points``). Only
     vertices decimation cut off are added, each to the hull of its own patch (not to the nearest hull by distance,
     which can reach across a dent), so a hull grows by about the local decimation error; the re-limited hull can
-    still bulge a little more between the new vertices (measured: +0.1-0.5 mm Hausdorff on 20-30 cm objects)."""
+    still bulge a little more between the new vertices; ``accept(old, new)`` (if given) decides whether a grown
+    hull replaces the old one (``run_coacd``: only if it bulges past the surface no more than the refinement
+    tolerance or the worst hull already does, so the surface error does not grow)."""
     from real2sim.export.fidelity import _Surface
     from scipy.spatial import ConvexHull
 
@@ -175,7 +177,8 @@ def cover_surface(work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.
     out = []
     for i, p in enumerate(pieces):
         add = v[idx[owner == i]]
-        out.append(limit_points(np.vstack([p, add]), max_vertices) if len(add) else p)
+        grown = limit_points(np.vstack([p, add]), max_vertices) if len(add) else p
+        out.append(grown if grown is p or accept is None or accept(p, grown) else p)
     return out
 
 
@@ -346,6 +349,8 @@ def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray]
 def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg) -> list[tuple[np.ndarray, np.ndarray]]:
     """CoACD on the decimated watertight mesh, merged to the hull budget, vertex-limited per hull, refined where it
     bulges past the surface (``refine``), then grown back over what decimation cut off (``cover_surface``)."""
+    from scipy.spatial import ConvexHull
+
     work = decimate(mesh, cfg.collision_faces)
     if not (work.is_watertight and work.volume > 0):
         work = mesh
@@ -358,7 +363,10 @@ def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg) -> list[tuple[np.ndarray, n
     if cfg.refine_tolerance > 0:
         pts = refine(work, mesh, pts, cfg)
     if cfg.cover and work is not mesh:
-        pts = cover_surface(work, mesh, pts, cfg.max_hull_vertices)
+        r = _Refiner(mesh, work, cfg, float(sum(ConvexHull(p).area for p in pts)))
+        tol = cfg.refine_tolerance * float(np.linalg.norm(mesh.extents))
+        worst = max(tol, *(r.bloat(p)[0] for p in pts))
+        pts = cover_surface(work, mesh, pts, cfg.max_hull_vertices, accept=lambda old, new: r.bloat(new)[0] <= worst)
     if cfg.refit and work is not mesh:
         pts = refit_to_surface(pts, np.asarray(mesh.vertices, dtype=np.float64),
                                cfg.refit_distance * float(np.linalg.norm(mesh.extents)))
