@@ -119,11 +119,6 @@ def limit_points(points: np.ndarray, max_vertices: int) -> np.ndarray:
     return hv[np.sort(chosen)]
 
 
-def limit_vertices(v: np.ndarray, max_vertices: int) -> tuple[np.ndarray, np.ndarray]:
-    """Hull (vertices, outward faces) of at most ``max_vertices`` points (``limit_points``)."""
-    return _hull(limit_points(v, max_vertices))
-
-
 def refit_to_surface(pieces: list[np.ndarray], vertices: np.ndarray, reach: float) -> list[np.ndarray]:
     """Grow each hull (from the decimated mesh) to take in the original ``vertices`` it nearly covers.
 
@@ -310,8 +305,8 @@ def _merge_one(r: _Refiner, items: list, tol: float, max_vertices: int) -> list 
     return None
 
 
-def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray], cfg: ExportCfg
-           ) -> list[np.ndarray]:
+def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray], cfg: ExportCfg,
+           r: _Refiner | None = None) -> list[np.ndarray]:
     """Spend the unused hull budget where the hulls bulge farthest past the surface.
 
     CoACD stops cutting a part once its concavity is below its threshold, measured on the whole object's scale, so
@@ -320,9 +315,13 @@ def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray]
     through the dent (the solid inside the hull is cut with manifold3d; each side's connected parts get their
     own hull), if that lowers the bulge and the result fits ``max_hulls``. A hull no plane improves is left as is.
     When the budget is full, two touching hulls whose merged hull stays within the tolerance (least added volume
-    first) are merged to make room (``_merge_one``).
+    first) are merged to make room (``_merge_one``). ``r``: a refiner of ``mesh``/``work`` to reuse (its sample
+    budget is set here for ``hulls``).
     """
-    r = _Refiner(mesh, work, cfg, float(sum(trimesh.convex.convex_hull(v).area for v in hulls)))
+    area = float(sum(trimesh.convex.convex_hull(v).area for v in hulls))
+    if r is None:
+        r = _Refiner(mesh, work, cfg, area)
+    r.area = area
     tol = cfg.refine_tolerance * float(np.linalg.norm(mesh.extents))
     items = [(h, *r.bloat(h), False) for h in hulls]
     merges = 0
@@ -360,10 +359,13 @@ def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg) -> list[tuple[np.ndarray, n
     pts = [limit_points(v, cfg.max_hull_vertices) for v in pieces]
     if not pts:
         pts = [limit_points(np.asarray(mesh.vertices), cfg.max_hull_vertices)]
+    r = None
+    if cfg.refine_tolerance > 0 or (cfg.cover and work is not mesh):
+        r = _Refiner(mesh, work, cfg, 0.0)  # one surface query structure and solid for both steps
     if cfg.refine_tolerance > 0:
-        pts = refine(work, mesh, pts, cfg)
+        pts = refine(work, mesh, pts, cfg, r)
     if cfg.cover and work is not mesh:
-        r = _Refiner(mesh, work, cfg, float(sum(ConvexHull(p).area for p in pts)))
+        r.area = float(sum(ConvexHull(p).area for p in pts))
         tol = cfg.refine_tolerance * float(np.linalg.norm(mesh.extents))
         worst = max(tol, *(r.bloat(p)[0] for p in pts))
         pts = cover_surface(work, mesh, pts, cfg.max_hull_vertices, accept=lambda old, new: r.bloat(new)[0] <= worst)
