@@ -21,7 +21,7 @@ from real2sim.recon.mesh import mesh_object
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.pointcloud_io import PointCloud
 from real2sim.recon.segment import segment_objects
-from real2sim.recon.support import fit_support, inside_polygon, voxel_downsample
+from real2sim.recon.support import fit_support, inside_polygon, voxel_downsample, voxel_mean
 from scipy.spatial import cKDTree
 
 from real2sim.errors import InputError
@@ -153,17 +153,13 @@ def points_to_scene(
         keep = remove_outliers(ds, cfg.outlier_neighbors, cfg.outlier_std)
         ds_col = None
         if cloud.colors is not None:
-            col = cloud.colors[vidx][cand]
-            cnt = np.bincount(inv, minlength=len(ds)).astype(float)
-            ds_col = np.stack([np.bincount(inv, weights=col[:, j], minlength=len(ds)) / cnt for j in range(3)], 1)
+            ds_col = voxel_mean(cloud.colors[vidx][cand], inv, len(ds))
         ds_lab = np.full(len(ds), -1, dtype=np.int64)
         kidx = np.flatnonzero(keep)
         ds_nrm = None
         if cfg.concave_split is not None and len(kidx) >= 3:
             if w_orig is not None and bool((w_orig[:, 2] > cfg.plane_distance).all()):
-                cnt = np.bincount(inv, minlength=len(ds)).astype(float)
-                ds_o = np.stack([np.bincount(inv, weights=w_orig[cand, j], minlength=len(ds)) / cnt
-                                 for j in range(3)], 1)[kidx]  # fmt: skip
+                ds_o = voxel_mean(w_orig[cand], inv, len(ds))[kidx]
                 ds_nrm = estimate_normals(ds[kidx], 2.5 * cfg.voxel, ds_o)  # small footprint: narrow creases
         ds_lab[kidx] = segment_objects(
             ds[kidx], None if ds_col is None else ds_col[kidx], tolerance=cfg.cluster_tolerance,

@@ -202,6 +202,19 @@ def _merge_unsupported(points: np.ndarray, seg: np.ndarray, pairs: np.ndarray, s
     return seg
 
 
+def _split_each(lab: np.ndarray, min_points: int, split) -> np.ndarray:
+    """Relabel every cluster of ``lab`` (0..K-1) by ``split(point indices) -> sub-labels 0..S-1``, numbering the
+    pieces consecutively; clusters under ``2 * min_points`` points are not split."""
+    new = np.full(len(lab), -1, dtype=np.int64)
+    nxt = 0
+    for k in range(lab.max() + 1):
+        idx = np.flatnonzero(lab == k)
+        sub = split(idx) if len(idx) >= 2 * min_points else np.zeros(len(idx), dtype=np.int64)
+        new[idx] = sub + nxt
+        nxt += int(sub.max()) + 1
+    return new
+
+
 def segment_objects(
     points: np.ndarray,
     colors: np.ndarray | None,
@@ -220,29 +233,11 @@ def segment_objects(
     """
     lab = euclidean_clusters(points, tolerance)
     if concave_angle is not None and normals is not None and len(points):
-        new = np.full(len(points), -1, dtype=np.int64)
-        nxt = 0
-        for k in range(lab.max() + 1):
-            idx = np.flatnonzero(lab == k)
-            sub = np.zeros(len(idx), dtype=np.int64)
-            if len(idx) >= 2 * min_points:
-                sub = split_concave(points[idx], normals[idx], angle_deg=concave_angle, min_points=min_points,
-                                    support_band=support_band)  # fmt: skip
-            new[idx] = sub + nxt
-            nxt += int(sub.max()) + 1
-        lab = new
+        lab = _split_each(lab, min_points, lambda idx: split_concave(
+            points[idx], normals[idx], angle_deg=concave_angle, min_points=min_points, support_band=support_band))
     if colour_split is not None and colors is not None and len(points):
-        new = np.full(len(points), -1, dtype=np.int64)
-        nxt = 0
-        for k in range(lab.max() + 1):
-            idx = np.flatnonzero(lab == k)
-            if len(idx) >= 2 * min_points:
-                sub = split_by_colour(points[idx], colors[idx], tolerance, colour_split, min_points)
-            else:
-                sub = np.zeros(len(idx), dtype=np.int64)
-            new[idx] = sub + nxt
-            nxt += sub.max() + 1
-        lab = new
+        lab = _split_each(lab, min_points, lambda idx: split_by_colour(
+            points[idx], colors[idx], tolerance, colour_split, min_points))
     out = np.full(len(points), -1, dtype=np.int64)
     keep = []
     for k in range(lab.max() + 1 if len(lab) else 0):

@@ -48,11 +48,14 @@ def voxel_downsample(points: np.ndarray, voxel: float) -> tuple[np.ndarray, np.n
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     inverse = rank[inverse]
-    counts = np.bincount(inverse, minlength=len(order)).astype(np.float64)
-    out = np.zeros((len(order), 3))
-    for d in range(3):
-        out[:, d] = np.bincount(inverse, weights=points[:, d], minlength=len(order)) / counts
-    return out, inverse
+    return voxel_mean(points, inverse, len(order)), inverse
+
+
+def voxel_mean(values: np.ndarray, inverse: np.ndarray, n: int) -> np.ndarray:
+    """Per-voxel mean of per-point ``values`` (N, C), given each point's voxel index ``inverse`` (0..n-1)."""
+    counts = np.bincount(inverse, minlength=n).astype(np.float64)
+    return np.stack([np.bincount(inverse, weights=values[:, j], minlength=n) / counts
+                     for j in range(values.shape[1])], axis=1)  # fmt: skip
 
 
 def rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
