@@ -150,7 +150,7 @@ def cover_surface(work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.
     still bulge a little more between the new vertices; ``accept(old, new)`` (if given) decides whether a grown
     hull replaces the old one (``run_coacd``: only if it bulges past the surface no more than the refinement
     tolerance or the worst hull already does, so the surface error does not grow)."""
-    from real2sim.export.fidelity import _Surface
+    from real2sim.export.fidelity import Surface
     from scipy.spatial import ConvexHull
 
     v = np.asarray(mesh.vertices, dtype=np.float64)
@@ -161,7 +161,7 @@ def cover_surface(work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.
         outside &= ~np.all(v @ e[:, :3].T + e[:, 3] <= 1e-9 * diag, axis=1)
     if not outside.any():
         return pieces
-    surf = _Surface([work], np.asarray(mesh.bounds, dtype=np.float64).mean(axis=0))
+    surf = Surface([work], np.asarray(mesh.bounds, dtype=np.float64).mean(axis=0))
     idx = np.flatnonzero(outside)
     idx = idx[~surf.inside(v[idx])]
     if not len(idx):
@@ -205,12 +205,12 @@ class _Refiner:
 
     def __init__(self, mesh: trimesh.Trimesh, work: trimesh.Trimesh, cfg: ExportCfg, area: float) -> None:
         import manifold3d
-        from real2sim.export.fidelity import _Surface
+        from real2sim.export.fidelity import Surface
 
         self.cfg = cfg
         self.area = area
         """Total hull surface area [m^2]: ``refine_samples`` are spread over it."""
-        self.surf = _Surface([mesh], np.asarray(mesh.bounds, dtype=np.float64).mean(axis=0))
+        self.surf = Surface([mesh], np.asarray(mesh.bounds, dtype=np.float64).mean(axis=0))
         self.solid = manifold3d.Manifold(manifold3d.Mesh(
             vert_properties=np.asarray(work.vertices, dtype=np.float32),
             tri_verts=np.asarray(work.faces, dtype=np.uint32)))

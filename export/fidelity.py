@@ -40,7 +40,7 @@ def _sample_hulls(hulls: list[trimesh.Trimesh], n: int, seed: int) -> list[np.nd
             enumerate(zip(hulls, counts, strict=True))]
 
 
-class _Surface:
+class Surface:
     """Exact point queries against triangles (Open3D ray-casting scene, BVH in C++; 5x faster than trimesh's
     ``closest_point`` + ``contains``): unsigned distance to the surface, and inside (ray parity, 3 rays voting, so
     a ray grazing an edge cannot flip the answer). Coordinates are taken relative to ``origin`` for float32."""
@@ -84,9 +84,9 @@ def hull_fidelity(
     diag = float(np.linalg.norm(mesh.extents))
     origin = np.asarray(mesh.bounds, dtype=np.float64).mean(axis=0)
     eqs = [_halfspaces(h) for h in hulls]
-    surf = _Surface([mesh], origin)
+    surf = Surface([mesh], origin)
     p, _ = trimesh.sample.sample_surface(mesh, samples, seed=seed)
-    d1 = _Surface(hulls, origin).distance(p)
+    d1 = Surface(hulls, origin).distance(p)
     d1[_inside_any(p, eqs, 1e-9 * diag)] = 0.0
     qs = _sample_hulls(hulls, samples, seed + 1000)
     q = np.vstack([x[~_inside_any(x, eqs, -1e-7 * diag, skip=i)] for i, x in enumerate(qs)])

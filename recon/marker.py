@@ -5,12 +5,15 @@ user marks in two or more images. The scale's uncertainty is reported.
 
 from __future__ import annotations
 
+import math
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from real2sim.recon.sfm import SfmResult
 
-from real2sim.errors import StageError
+from real2sim.errors import InputError, StageError
 
 CORNER_BIAS_PX = 0.15
 """Bound [px] on the systematic error of a refined marker corner (edge fit: -0.12 px mean, 0.17 px rms against
@@ -211,12 +214,6 @@ def load_known_distance(path) -> tuple[dict[str, tuple[float, float]], dict[str,
         "IMG_0002.jpg" = [1001.0, 310.5]
 
     Returns (point A, point B, distance). Problems are one ``InputError`` naming the file."""
-    import math
-    import tomllib
-    from pathlib import Path
-
-    from real2sim.errors import InputError
-
     path = Path(path)
     try:
         doc = tomllib.loads(path.read_text())
