@@ -11,6 +11,7 @@ budget, and checked watertight.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -121,16 +122,10 @@ def mesh_object(
     normals = normals / (np.linalg.norm(normals, axis=1, keepdims=True) + 1e-18)
     if support_z is None and free_space is None:
         return _poisson(points, normals, cfg)
-    lo = points.min(axis=0)
-    hi = points.max(axis=0)
-    if support_z is not None:
-        lo[2] = min(lo[2], support_z)
-    ext = hi - lo
-    # Marching cubes gives about BUDGET_FACES_PER_AREA * area / h^2 triangles; a grid finer than the triangle
-    # budget can use would only be resampled coarser afterwards (area bounded by the bounding box's).
-    box_area = 2.0 * float(ext[0] * ext[1] + ext[1] * ext[2] + ext[0] * ext[2])
-    h_budget = np.sqrt(BUDGET_FACES_PER_AREA * box_area / (0.9 * cfg.max_triangles))
-    h = max(cfg.mesh_voxel, float(ext.max()) / cfg.mesh_max_cells, float(h_budget))
+    mirrored = None
+    if free_space is not None and support_z is not None and getattr(cfg, "symmetry_completion", False):
+        points, normals, mirrored = _symmetry_completion(points, normals, free_space, support_z, cfg)
+    lo, hi, h = _grid_spacing(points, support_z, cfg)
     pad = 2
     lo = lo - pad * h
     shape = np.ceil((hi + pad * h - lo) / h).astype(int) + 1
@@ -138,7 +133,7 @@ def mesh_object(
     shp = (int(shape[0]), int(shape[1]), int(shape[2]))
     solid, band = None, None
     if free_space is not None:
-        solid, band = _carved_solid(lo, h, shp, points, normals, free_space, support_z)
+        solid, band = _carved_solid(lo, h, shp, points, normals, free_space, support_z, mirrored)
     sd = signed_distance(lo, h, shp, points, normals, k=8, solid=solid, band=band)
     if support_z is not None:
         zz = np.broadcast_to(axes[2][None, None, :], tuple(shape)).ravel()
@@ -163,6 +158,47 @@ def mesh_object(
     if support_z is not None:
         v[:, 2] = np.maximum(v[:, 2], support_z)  # interpolation may nudge the base a hair below the support
     return trimesh.Trimesh(v, np.asarray(mesh.faces), process=False)
+
+
+def _grid_spacing(points: np.ndarray, support_z: float | None, cfg: MeshCfg) -> tuple[np.ndarray, np.ndarray, float]:
+    """The points' bounding box (down to the support) and the meshing grid spacing [m] for it."""
+    lo = points.min(axis=0)
+    hi = points.max(axis=0)
+    if support_z is not None:
+        lo[2] = min(lo[2], support_z)
+    ext = hi - lo
+    # Marching cubes gives about BUDGET_FACES_PER_AREA * area / h^2 triangles; a grid finer than the triangle
+    # budget can use would only be resampled coarser afterwards (area bounded by the bounding box's).
+    box_area = 2.0 * float(ext[0] * ext[1] + ext[1] * ext[2] + ext[0] * ext[2])
+    h_budget = np.sqrt(BUDGET_FACES_PER_AREA * box_area / (0.9 * cfg.max_triangles))
+    return lo, hi, max(cfg.mesh_voxel, float(ext.max()) / cfg.mesh_max_cells, float(h_budget))
+
+
+SYMMETRY_TOL_SIGMAS = 2.5
+"""A mapped point agrees with an observed one within this many range-noise sigmas (at least one voxel)."""
+
+
+def _symmetry_completion(
+    points: np.ndarray, normals: np.ndarray, rays: FreeSpace, support_z: float, cfg: MeshCfg
+) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray, float, tuple[int, int, int]], np.ndarray] | None]:
+    """Points and normals completed through the object's symmetry (``symmetry.py``) and the function that gives
+    the space its mapped rays carve on a grid ``(lo, h, shape)``; unchanged and ``None`` when the scan supports
+    no symmetry."""
+    from real2sim.recon.symmetry import carved_images, complete, find_symmetry
+
+    lo, hi, h = _grid_spacing(points, support_z, cfg)
+    if _distrusted_origins(lo - 2 * h, hi + 2 * h, h, rays, support_z):
+        return points, normals, None
+    margin, sigma = _carve_margin(points, normals, rays, lo, hi, h)
+    tol = max(SYMMETRY_TOL_SIGMAS * sigma, h)
+    sym, report, ev = find_symmetry(points, normals, rays, support_z, h, margin, tol)
+    import os
+    if os.environ.get("SYMDBG"):
+        print("symmetry", report, None if sym is None else (sym.kind, sym.params))
+    if sym is None:
+        return points, normals, None
+    points, normals = complete(points, normals, sym, support_z, tol, ev)
+    return points, normals, lambda lo_, h_, shape_: carved_images(sym, ev, lo_, h_, shape_)
 
 
 def _seal(vol: np.ndarray, value: float) -> None:
@@ -226,6 +262,7 @@ def _carved_solid(
     normals: np.ndarray,
     rays: FreeSpace,
     support_z: float | None,
+    extra: Callable[[np.ndarray, float, tuple[int, int, int]], np.ndarray] | None = None,
 ) -> tuple[np.ndarray | None, float | None]:
     """Solid mask from free-space carving and the band [m] around the points where the tangent planes decide.
 
@@ -236,20 +273,36 @@ def _carved_solid(
     frame, read with ``sensor_at_origin``): one inside the object's box, or one not above the support.
     """
     hi = lo + h * (np.asarray(shape) - 1)
-    origins = np.asarray(rays.sensors if rays.sensors is not None else rays.origins)
-    if np.all((origins >= lo - h) & (origins <= hi + h), axis=1).any():
+    if _distrusted_origins(lo, hi, h, rays, support_z):
         return None, None
-    if support_z is not None and (origins[:, 2] <= support_z + h).any():
-        return None, None  # a sensor that saw the support's top surface was above it
+    margin, _ = _carve_margin(points, normals, rays, lo, hi, h)
     ends = np.asarray(rays.ends)
     inside = np.all((ends >= lo) & (ends <= hi), axis=1)
-    sigma = range_noise(points, normals, ends, np.asarray(rays.origins), inside & ~np.asarray(rays.on_support, bool))
-    margin = max(2.5 * sigma, CARVE_ROUNDING * h)
     carved = carve_projective(lo, h, shape, rays, margin, support_z)
     if carved is None:
         carved = carve(lo, h, shape, rays, margin, support_z)
+    if extra is not None:
+        carved |= extra(lo, h, shape)
     spacing = ray_spacing(ends[inside], np.asarray(rays.origins)[inside]) / h
     return unseen_solid(carved, spacing), margin + h
+
+
+def _distrusted_origins(lo: np.ndarray, hi: np.ndarray, h: float, rays: FreeSpace, support_z: float | None) -> bool:
+    """True when the sensor origins cannot be where the sensors were: one inside the box, or one not above the
+    support."""
+    origins = np.asarray(rays.sensors if rays.sensors is not None else rays.origins)
+    if np.all((origins >= lo - h) & (origins <= hi + h), axis=1).any():
+        return True
+    return support_z is not None and bool((origins[:, 2] <= support_z + h).any())
+
+
+def _carve_margin(points: np.ndarray, normals: np.ndarray, rays: FreeSpace, lo: np.ndarray, hi: np.ndarray,
+                  h: float) -> tuple[float, float]:  # fmt: skip
+    """``(margin, sigma)``: the range noise sigma [m] of the rays ending in the box and the carving margin."""
+    ends = np.asarray(rays.ends)
+    inside = np.all((ends >= lo) & (ends <= hi), axis=1)
+    sigma = range_noise(points, normals, ends, np.asarray(rays.origins), inside & ~np.asarray(rays.on_support, bool))
+    return max(2.5 * sigma, CARVE_ROUNDING * h), sigma
 
 
 CARVE_ROUNDING = 0.5 * np.sqrt(3.0)

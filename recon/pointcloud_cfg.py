@@ -69,6 +69,10 @@ class PointCloudReconCfg:
     """At most this many grid cells along an object's largest extent (coarser grid for large objects)."""
     max_triangles: int = 20000
     """Triangle budget per object mesh."""
+    symmetry_completion: bool = False
+    """Complete each object's unseen side through a vertical mirror plane or rotation axis that the scan itself
+    supports (``recon/symmetry.py``): the sensor rays are copied through it before free-space carving. Needs the
+    sensor origins; objects without a supported symmetry are meshed as without it."""
     register_voxel: float = 0.0
     """Voxel [m] for global registration features; 0: 1/100 of the scans' bounding-box diagonal."""
     register_min_fitness: float = 0.3
