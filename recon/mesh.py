@@ -31,6 +31,8 @@ class MeshCfg(Protocol):
     mesh_voxel: float
     mesh_max_cells: int
     max_triangles: int
+    symmetry_completion: bool
+    thin_wall_grid: bool
 
 
 def _marching_cubes(volume: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -122,10 +124,14 @@ def mesh_object(
     normals = normals / (np.linalg.norm(normals, axis=1, keepdims=True) + 1e-18)
     if support_z is None and free_space is None:
         return _poisson(points, normals, cfg)
-    mirrored = None
-    if free_space is not None and support_z is not None and getattr(cfg, "symmetry_completion", False):
-        points, normals, mirrored = _symmetry_completion(points, normals, free_space, support_z, cfg)
     lo, hi, h = _grid_spacing(points, support_z, cfg)
+    thin = support_z is not None and thin_wall_fraction(points, normals, 2.0 * h) >= THIN_WALL_FRACTION
+    mirrored = None
+    if thin and free_space is not None and cfg.symmetry_completion:
+        points, normals, mirrored = _symmetry_completion(points, normals, free_space, support_z, h, cfg)
+        lo, hi, h = _grid_spacing(points, support_z, cfg)
+    if thin and cfg.thin_wall_grid:
+        h = max(cfg.mesh_voxel, float((hi - lo).max()) / cfg.mesh_max_cells)
     pad = 2
     lo = lo - pad * h
     shape = np.ceil((hi + pad * h - lo) / h).astype(int) + 1
@@ -153,7 +159,7 @@ def mesh_object(
     if not (vol < 0).any():
         raise StageError("meshing found no inside: the normals do not enclose a volume")
     _keep_largest_inside(vol)
-    mesh = _surface_within_budget(vol, lo, h, cfg.max_triangles)
+    mesh = _surface_within_budget(vol, lo, h, cfg.max_triangles, allow_decimation=thin and cfg.thin_wall_grid)
     v = np.array(mesh.vertices)
     if support_z is not None:
         v[:, 2] = np.maximum(v[:, 2], support_z)  # interpolation may nudge the base a hair below the support
@@ -178,21 +184,40 @@ SYMMETRY_TOL_SIGMAS = 2.5
 """A mapped point agrees with an observed one within this many range-noise sigmas (at least one voxel)."""
 
 
+THIN_WALL_FRACTION = 0.1
+"""An object is thin-walled when at least this share of its points have a point of the opposite sheet (normal
+more than 120 degrees away) within two coarse voxels: its walls are under-resolved on the budget-sized grid."""
+
+
+def thin_wall_fraction(points: np.ndarray, normals: np.ndarray, radius: float) -> float:
+    """Share of ``points`` with a point whose normal faces the other way (cosine below -0.5) within ``radius``."""
+    tree = cKDTree(points)
+    pairs = tree.query_pairs(radius, output_type="ndarray")
+    if len(pairs) == 0:
+        return 0.0
+    opp = np.einsum("ij,ij->i", normals[pairs[:, 0]], normals[pairs[:, 1]]) < -0.5
+    hit = np.zeros(len(points), dtype=bool)
+    hit[pairs[opp, 0]] = True
+    hit[pairs[opp, 1]] = True
+    return float(hit.mean())
+
+
 def _symmetry_completion(
-    points: np.ndarray, normals: np.ndarray, rays: FreeSpace, support_z: float, cfg: MeshCfg
+    points: np.ndarray, normals: np.ndarray, rays: FreeSpace, support_z: float, h: float, cfg: MeshCfg
 ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray, float, tuple[int, int, int]], np.ndarray] | None]:
     """Points and normals completed through the object's symmetry (``symmetry.py``) and the function that gives
     the space its mapped rays carve on a grid ``(lo, h, shape)``; unchanged and ``None`` when the scan supports
     no symmetry."""
     from real2sim.recon.symmetry import carved_images, complete, find_symmetry
 
-    lo, hi, h = _grid_spacing(points, support_z, cfg)
+    lo, hi, _ = _grid_spacing(points, support_z, cfg)
     if _distrusted_origins(lo - 2 * h, hi + 2 * h, h, rays, support_z):
         return points, normals, None
     margin, sigma = _carve_margin(points, normals, rays, lo, hi, h)
     tol = max(SYMMETRY_TOL_SIGMAS * sigma, h)
     sym, report, ev = find_symmetry(points, normals, rays, support_z, h, margin, tol)
     import os
+
     if os.environ.get("SYMDBG"):
         print("symmetry", report, None if sym is None else (sym.kind, sym.params))
     if sym is None:
@@ -226,15 +251,26 @@ def _keep_largest_inside(vol: np.ndarray) -> None:
         vol[pocket] = -np.abs(vol[pocket]) - 1e-12
 
 
-def _surface_within_budget(vol: np.ndarray, lo: np.ndarray, h: float, max_triangles: int) -> trimesh.Trimesh:
+def _surface_within_budget(vol: np.ndarray, lo: np.ndarray, h: float, max_triangles: int,
+                           allow_decimation: bool = False) -> trimesh.Trimesh:  # fmt: skip
     """Marching cubes of ``vol`` (spacing ``h``); when that gives more than ``max_triangles``, the field is
     resampled (trilinear) on a coarser grid sized for about 90 % of the budget and meshed again. Marching cubes on
-    a sealed grid is closed by construction, so no decimation (which can fold faces) is needed."""
+    a sealed grid is closed by construction, so no decimation (which can fold faces) is needed.
+
+    ``allow_decimation`` (thin walls, meshed on a grid finer than the budget): the fine surface is decimated
+    (quadric error) to the budget instead, when that stays watertight: resampling a thin wall's field onto a
+    coarse grid thins it (linear interpolation of the distance's V-shaped profile across the wall lies above it).
+    """
     from scipy import ndimage
 
     v, f = _marching_cubes(vol)
     if len(f) == 0:
         raise StageError("meshing produced no surface")
+    if allow_decimation and len(f) > max_triangles:
+        fine = ensure_closed(largest_component(trimesh.Trimesh(vertices=lo + v * h, faces=f, process=True)))
+        mesh = decimate(fine, max_triangles)
+        if len(mesh.faces) <= max_triangles and mesh.is_watertight and mesh.is_winding_consistent:
+            return ensure_closed(mesh)
     step = h
     shape = np.asarray(vol.shape)
     for _ in range(6):

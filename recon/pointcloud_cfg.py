@@ -69,10 +69,14 @@ class PointCloudReconCfg:
     """At most this many grid cells along an object's largest extent (coarser grid for large objects)."""
     max_triangles: int = 20000
     """Triangle budget per object mesh."""
-    symmetry_completion: bool = False
-    """Complete each object's unseen side through a vertical mirror plane or rotation axis that the scan itself
-    supports (``recon/symmetry.py``): the sensor rays are copied through it before free-space carving. Needs the
-    sensor origins; objects without a supported symmetry are meshed as without it."""
+    symmetry_completion: bool = True
+    """Complete a thin-walled object's (a cup's, a bowl's) unseen side through a vertical mirror plane or rotation
+    axis that the scan itself supports (``recon/symmetry.py``): the sensor rays are copied through it, so the
+    unseen part of a cavity is carved like its seen counterpart. Needs sensor origins and a support; objects
+    without a supported symmetry are meshed as without it."""
+    thin_wall_grid: bool = True
+    """Mesh thin-walled objects (``mesh.THIN_WALL_FRACTION``) on the finest grid (``mesh_voxel``,
+    ``mesh_max_cells``) and decimate to ``max_triangles``, instead of a grid sized for the triangle budget."""
     register_voxel: float = 0.0
     """Voxel [m] for global registration features; 0: 1/100 of the scans' bounding-box diagonal."""
     register_min_fitness: float = 0.3
