@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from real2sim.export.config import ExportCfg
+from real2sim.export.decompose import coacd_threads
 from real2sim.export.objio import obj_text
 from real2sim.export.prepare import ObjectJob, PlacedObject, PreparedObject, lowest_z, prepare_object
 
@@ -155,8 +157,10 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
         raise StageError("the scene has no objects to export")
     name = sanitize_name(cfg.name or out_dir.name or "scene")
     taken: set[str] = {"support", "floor", "world", name}
+    at_once = min(cfg.workers or (os.cpu_count() or 1), len(scene.objects))
+    threads = coacd_threads(at_once)
     jobs = [
-        ObjectJob(sanitize_name(o.name, taken), o.name, o.mesh, o.density, o.mass, o.rgba, cfg)
+        ObjectJob(sanitize_name(o.name, taken), o.name, o.mesh, o.density, o.mass, o.rgba, cfg, threads)
         for o in scene.objects
     ]
     with _timed("objects"):

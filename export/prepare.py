@@ -25,6 +25,8 @@ class ObjectJob:
     mass: float | None
     rgba: tuple[float, ...] | None
     cfg: ExportCfg
+    threads: int = 1
+    """OpenMP threads the convex decomposition may use (cores not taken by other objects' processes)."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ def prepare_object(job: ObjectJob) -> PreparedObject:
     t.append(time.perf_counter())
     vis = visual_mesh(rep.mesh, job.cfg.visual_faces)
     t.append(time.perf_counter())
-    col = collision_geometry(rep.mesh, job.cfg)
+    col = collision_geometry(rep.mesh, job.cfg, job.threads)
     t.append(time.perf_counter())
     secs = tuple(zip(("repair", "mass", "visual", "collision"), np.diff(t).tolist(), strict=True))
     return PreparedObject(job.name, rep.mesh, vis, mean_rgba(rep.mesh, job.rgba), col, props, rep.warnings, secs)

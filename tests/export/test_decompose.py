@@ -108,3 +108,20 @@ def test_cover_restores_what_decimation_cut_off():
     assert all(np.array_equal(a, b) for a, b in zip(out, cover_surface(work, m, halves, 255), strict=True))
     whole = [np.asarray(m.vertices)]
     assert cover_surface(m, m, whole, 255)[0] is whole[0]  # nothing cut off: hull unchanged
+
+
+def test_decomposition_does_not_depend_on_the_thread_count():
+    """A lone object's CoACD gets every core (``coacd_threads``), parallel objects share them out; the hulls are the
+    same either way (so the cache and the package bytes don't depend on the machine)."""
+    from real2sim.export.decompose import coacd_threads, run_coacd
+
+    a = trimesh.creation.box((0.12, 0.04, 0.04))
+    b = trimesh.creation.box((0.04, 0.04, 0.10))
+    b.apply_translation([0.04, 0.0, 0.07])
+    m = trimesh.boolean.union([a, b], engine="manifold")
+    cfg = ExportCfg(cache=False)
+    one, two = run_coacd(m, cfg, threads=1), run_coacd(m, cfg, threads=2)
+    assert len(one) == 2 == len(two)
+    for (v1, f1), (v2, f2) in zip(one, two, strict=True):
+        assert np.array_equal(v1, v2) and np.array_equal(f1, f2)
+    assert coacd_threads(1) >= coacd_threads(2) >= 1 and coacd_threads(10_000) == 1
