@@ -184,7 +184,7 @@ SYMMETRY_TOL_SIGMAS = 2.5
 """A mapped point agrees with an observed one within this many range-noise sigmas (at least one voxel)."""
 
 
-THIN_WALL_FRACTION = 0.1
+THIN_WALL_FRACTION = 0.25
 """An object is thin-walled when at least this share of its points have a point of the opposite sheet (normal
 more than 120 degrees away) within two coarse voxels: its walls are under-resolved on the budget-sized grid."""
 
@@ -215,11 +215,7 @@ def _symmetry_completion(
         return points, normals, None
     margin, sigma = _carve_margin(points, normals, rays, lo, hi, h)
     tol = max(SYMMETRY_TOL_SIGMAS * sigma, h)
-    sym, report, ev = find_symmetry(points, normals, rays, support_z, h, margin, tol)
-    import os
-
-    if os.environ.get("SYMDBG"):
-        print("symmetry", report, None if sym is None else (sym.kind, sym.params))
+    sym, _, ev = find_symmetry(points, normals, rays, support_z, h, margin, tol)
     if sym is None:
         return points, normals, None
     points, normals = complete(points, normals, sym, support_z, tol, ev)

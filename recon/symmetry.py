@@ -33,6 +33,9 @@ MIN_SUPPORT = 0.5
 """A symmetry is accepted only if at least this share of the mapped points land within ``tol`` of observed ones."""
 MAX_CONTRADICTION = 0.1
 """... and at most this share land in seen-empty space (or outside the search region)."""
+MAX_PROTRUSION = 0.2
+"""A rotation axis may leave at most this share of the points off its body (a handle, a spout): points whose
+images land in seen-empty space under two or more of the rotations."""
 SCORE_POINTS = 1500
 """Observed points (seeded subsample) scored per candidate transform."""
 COARSE_POINTS = 500
@@ -247,14 +250,30 @@ def find_symmetry(
     s, c = _score_many(ev, Ts, p_coarse, tol)
     v = (s - 2.0 * c).reshape(len(centres), len(angles)).mean(axis=1)
     c_xy = _refine_axis(points, normals, centres[int(np.argmax(v))], tol)
-    s, c = _score_many(ev, np.stack([rotation_z(c_xy, a) for a in angles]), p, tol)
-    s_r, c_r = float(s.mean()), float(c.mean())
-    report.update(rotation_support=s_r, rotation_contradiction=c_r)
+    rots = tuple(rotation_z(c_xy, a) for a in angles)
+    body = body_mask(ev, rots, p, tol)
+    s_r, c_r = _scores_of(ev, rots, p[body], tol) if body.any() else (0.0, 1.0)
+    report.update(rotation_support=s_r, rotation_contradiction=c_r, rotation_body=float(body.mean()))
     rotation = None
-    if s_r >= MIN_SUPPORT and c_r <= MAX_CONTRADICTION:
-        rotation = Symmetry("rotation", tuple(rotation_z(c_xy, a) for a in angles), s_r, c_r,
-                            (float(c_xy[0]), float(c_xy[1])))  # fmt: skip
+    if body.mean() >= 1.0 - MAX_PROTRUSION and s_r >= MIN_SUPPORT and c_r <= MAX_CONTRADICTION:
+        rotation = Symmetry("rotation", rots, s_r, c_r, (float(c_xy[0]), float(c_xy[1])))
     return (rotation or mirror), report, ev
+
+
+def body_mask(ev: Evidence, transforms: tuple[np.ndarray, ...], p: np.ndarray, tol: float) -> np.ndarray:
+    """The points that follow the symmetry: images contradicted (in seen-empty space) under at most one of
+    ``transforms`` (a single transform, a mirror: under none). The rest is a protrusion that breaks it (a mug's
+    handle under rotation); it is neither scored nor copied."""
+    bad = np.zeros(len(p), dtype=np.int64)
+    for T in transforms:
+        bad += ev.classify(_apply(T, p), tol)[1]
+    return bad <= (1 if len(transforms) > 1 else 0)
+
+
+def _scores_of(ev: Evidence, transforms: tuple[np.ndarray, ...], p: np.ndarray, tol: float) -> tuple[float, float]:
+    """Mean supported and contradicted fractions of ``p`` over ``transforms``."""
+    sc = [_score(ev, _apply(T, p), tol) for T in transforms]
+    return float(np.mean([x[0] for x in sc])), float(np.mean([x[1] for x in sc]))
 
 
 def complete(
@@ -268,12 +287,13 @@ def complete(
     """The object's points and normals with the mapped points that land in unseen space (farther than ``tol``
     from every observed point, not in carved space, above the support) added."""
     new_p, new_n = [points], [normals]
+    body = body_mask(ev, sym.transforms, points, tol) if sym.kind == "rotation" else np.ones(len(points), bool)
     for T in sym.transforms:
-        q = _apply(T, points)
+        q = _apply(T, points[body])
         s, c = ev.classify(q, tol)
         add = ~s & ~c & (q[:, 2] > support_z)
         new_p.append(q[add])
-        new_n.append(normals[add] @ T[:3, :3].T)
+        new_n.append(normals[body][add] @ T[:3, :3].T)
     return np.concatenate(new_p), np.concatenate(new_n)
 
 
