@@ -89,6 +89,10 @@ class ExportCfg:
     but over-cuts cavities (a mug: > 32 parts, whose pairwise merge then took 3 minutes), so 2."""
     coacd_mcts_nodes: int = 10
     """CoACD candidate cutting planes per search node."""
+    coacd_full_search_faces: int = 500
+    """Meshes with at most this many faces (after decimation) are cut with CoACD's own, 4x costlier search (150
+    iterations, depth 3, 20 nodes) instead of the three settings above: on a low-poly mesh it still takes a fraction
+    of a second and places cuts exactly (an L block: hull bulge 0.19 -> 0.11 mm, 0.1 -> 0.3 s)."""
     refine_tolerance: float = 0.01
     """After CoACD, hulls whose surface lies more than this fraction of the bounding-box diagonal outside the mesh
     are split (worst first, plane cuts through the bulge) while the hull budget has room; 0 = off. CoACD stops at a
@@ -149,6 +153,8 @@ class ExportCfg:
             raise ConfigError(f"coacd_threshold must be in (0, 1), got {self.coacd_threshold}")
         if not 0 <= self.refine_tolerance < 0.5:
             raise ConfigError(f"refine_tolerance must be in [0, 0.5), got {self.refine_tolerance}")
+        if self.coacd_full_search_faces < 0:
+            raise ConfigError(f"coacd_full_search_faces must be >= 0, got {self.coacd_full_search_faces}")
         if self.refine_planes < 1 or self.refine_samples < 100:
             raise ConfigError("refine_planes must be >= 1 and refine_samples >= 100")
         if not 0 < self.primitive_tolerance < 0.5:
@@ -170,6 +176,7 @@ class ExportCfg:
             "coacd_mcts_iterations": self.coacd_mcts_iterations,
             "coacd_mcts_depth": self.coacd_mcts_depth,
             "coacd_mcts_nodes": self.coacd_mcts_nodes,
+            "coacd_full_search_faces": self.coacd_full_search_faces,
             "cover": self.cover,
             "refit": self.refit,
             "refit_distance": self.refit_distance,

@@ -27,9 +27,9 @@ class Primitive:
         if self.kind == "box":
             m = trimesh.creation.box(extents=2 * self.size)
         elif self.kind == "sphere":
-            m = trimesh.creation.icosphere(subdivisions=3, radius=self.size[0])
+            m = trimesh.creation.icosphere(subdivisions=4, radius=self.size[0])
         elif self.kind == "cylinder":
-            m = trimesh.creation.cylinder(radius=self.size[0], height=2 * self.size[1], sections=128)
+            m = trimesh.creation.cylinder(radius=self.size[0], height=2 * self.size[1], sections=256)  # sagitta 1e-4 r
         else:
             m = trimesh.creation.capsule(radius=self.size[0], height=2 * self.size[1], count=[24, 24])
         t = trimesh.transformations.quaternion_matrix(self.quat)
@@ -67,7 +67,7 @@ def fit_primitive(mesh: trimesh.Trimesh, tolerance: float, seed: int = 0, sample
 
     c = trimesh.transform_points(mesh.center_mass[None], obb_from_object)[0]
     r_s = np.linalg.norm(p - c, axis=1)
-    r = float(np.mean(r_s))
+    r = float(r_s.max() + r_s.min()) / 2  # minimax radius
     cands.append((_err(r_s - r, diag, 4 / 3 * np.pi * r**3, vol, tolerance), "sphere", np.eye(3), c, np.array([r])))
 
     for k in range(3):
@@ -75,20 +75,26 @@ def fit_primitive(mesh: trimesh.Trimesh, tolerance: float, seed: int = 0, sample
         rot = np.eye(3)[:, [o[0], o[1], k]]  # columns: local x, y, z(axis) in OBB coordinates
         if np.linalg.det(rot) < 0:
             rot[:, 0] *= -1
-        rho = np.linalg.norm(p[:, o], axis=1)
         z = np.abs(p[:, k])
-        rad = float(np.max(ext[o]) / 2)
         h = float(half[k])
+        side = z < h * (1 - 1e-6)
+        # the axis from a circle fit to the side (an odd-sided prism's bounding box is off its axis)
+        axis = _circle_centre(p[side][:, o]) if side.sum() >= 3 else np.zeros(2)
+        rho = np.linalg.norm(p[:, o] - axis, axis=1)
+        # minimax radius over the side: a faceted cylinder's vertices and face centres are equally far off it
+        rad = float(rho[side].max() + rho[side].min()) / 2 if side.any() else float(np.max(ext[o]) / 2)
+        centre = np.zeros(3)
+        centre[o] = axis
         d_in = np.minimum(rad - rho, h - z)
         d_out = np.hypot(np.maximum(rho - rad, 0), np.maximum(z - h, 0))
         d_cyl = np.where((rho <= rad) & (z <= h), d_in, d_out)
         v_cyl = np.pi * rad**2 * 2 * h
-        cands.append((_err(d_cyl, diag, v_cyl, vol, tolerance), "cylinder", rot, np.zeros(3), np.array([rad, h])))
+        cands.append((_err(d_cyl, diag, v_cyl, vol, tolerance), "cylinder", rot, centre, np.array([rad, h])))
         a = h - rad
         if a > 0.05 * h:
             d_cap = np.hypot(rho, np.maximum(z - a, 0)) - rad
             v_cap = np.pi * rad**2 * 2 * a + 4 / 3 * np.pi * rad**3
-            cands.append((_err(d_cap, diag, v_cap, vol, tolerance), "capsule", rot, np.zeros(3), np.array([rad, a])))
+            cands.append((_err(d_cap, diag, v_cap, vol, tolerance), "capsule", rot, centre, np.array([rad, a])))
 
     err, kind, rot, centre, size = min(cands, key=lambda t: t[0])
     if not err <= tolerance:
@@ -96,6 +102,13 @@ def fit_primitive(mesh: trimesh.Trimesh, tolerance: float, seed: int = 0, sample
     r_obj = object_from_obb[:3, :3] @ rot
     pos = trimesh.transform_points(centre[None], object_from_obb)[0]
     return Primitive(kind, pos, _quat_from_matrix(r_obj), np.asarray(size, dtype=np.float64), float(err))
+
+
+def _circle_centre(xy: np.ndarray) -> np.ndarray:
+    """Least-squares (algebraic) circle centre of 2-D points: x^2 + y^2 = 2 a x + 2 b y + c."""
+    a = np.column_stack([2 * xy, np.ones(len(xy))])
+    sol, *_ = np.linalg.lstsq(a, np.sum(xy**2, axis=1), rcond=None)
+    return sol[:2]
 
 
 def _err(d: np.ndarray, diag: float, v_prim: float, v_mesh: float, tol: float) -> float:
