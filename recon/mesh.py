@@ -7,6 +7,10 @@ half-space above it (the unseen underside is closed exactly at ``z = support_z``
 points' 2D convex footprint (the unseen back cannot grow past what the top view bounds). Marching cubes on the
 padded grid gives a closed surface; the largest component is kept, oriented outward and decimated to the triangle
 budget, and checked watertight.
+
+Thin-walled objects (cups, bowls: ``thin_wall_fraction``) first have their unseen side completed through a
+symmetry the scan supports (``symmetry.py``), then are meshed on the finest grid and decimated to the budget
+(their walls would be thinned on a budget-sized grid).
 """
 
 from __future__ import annotations
@@ -186,7 +190,9 @@ SYMMETRY_TOL_SIGMAS = 2.5
 
 THIN_WALL_FRACTION = 0.25
 """An object is thin-walled when at least this share of its points have a point of the opposite sheet (normal
-more than 120 degrees away) within two coarse voxels: its walls are under-resolved on the budget-sized grid."""
+more than 120 degrees away) within two coarse voxels: its walls are under-resolved on the budget-sized grid.
+Measured: sample mug 0.61 (0.75 once completed), ray-cast cups and mugs likewise above 0.5; sample box, cylinder
+and stone (2 mm noise) 0.03 to 0.065; the 300k benchmark's boxes and cylinders 0.0."""
 
 
 def thin_wall_fraction(points: np.ndarray, normals: np.ndarray, radius: float) -> float:
