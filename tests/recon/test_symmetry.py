@@ -125,7 +125,7 @@ def test_cup_axis_found_and_unseen_cavity_completed(cup_scan) -> None:
     err_done = (done.volume - cup.volume) / cup.volume
     assert err_plain > 0.2, err_plain
     assert abs(err_done) <= 0.05, err_done
-    assert chamfer_distance(cup, done) <= 0.002 < chamfer_distance(cup, plain) + 0.0005
+    assert chamfer_distance(cup, done) <= min(0.002, chamfer_distance(cup, plain))
 
 
 def test_mug_handle_is_not_copied() -> None:
@@ -150,6 +150,35 @@ def test_asymmetric_tray_is_left_alone() -> None:
     on = _reconstruct(cloud)
     off = _reconstruct(cloud, symmetry_completion=False)
     assert np.array_equal(on.vertices, off.vertices) and np.array_equal(on.faces, off.faces)
+
+
+def _stone(seed: int = 2) -> trimesh.Trimesh:
+    """A stone-like blob: an ellipsoid with sixteen random bumps and dents."""
+    m = trimesh.creation.icosphere(subdivisions=4)
+    rng = np.random.default_rng(seed)
+    v = m.vertices.copy()
+    r = np.ones(len(v))
+    for _ in range(16):
+        c = rng.normal(size=3)
+        c /= np.linalg.norm(c)
+        r += rng.uniform(-0.4, 0.4) * np.exp(-np.sum((v - c) ** 2, axis=1) / 0.1)
+    v = v * r[:, None] * [0.05, 0.035, 0.03]
+    v[:, 2] -= v[:, 2].min()
+    return trimesh.Trimesh(v, m.faces)
+
+
+@pytest.mark.parametrize("yaw", [0.7, 2.0])
+def test_stone_like_blob_has_no_symmetry(yaw: float) -> None:
+    """A stone-like blob: its best axis leaves about a third of the points off the body, and where its best mirror
+    plane's contradictions pass (rounded shapes are symmetric to within the tolerance), the mapped points sit
+    farther from the observed surface than that surface's own noise: nothing is accepted."""
+    stone = _place(_stone(), yaw)
+    cloud, labels = _scan(stone)
+    pts, nrm, rays = _object_evidence(cloud, labels)
+    sym, report, _ = find_symmetry(pts, nrm, rays, 0.0, h=0.0025, margin=0.005, tol=0.005)
+    assert sym is None, report
+    assert report["rotation_body"] < 0.8
+    assert report["mirror_contradiction"] > 0.04 or report["mirror_residual"] > 1.0
 
 
 def test_carved_images_equal_carving_the_mapped_rays(cup_scan) -> None:
