@@ -153,15 +153,15 @@ def test_asymmetric_tray_is_left_alone() -> None:
 
 
 def _stone(seed: int = 2) -> trimesh.Trimesh:
-    """A stone-like blob: an ellipsoid with sixteen random bumps and dents."""
+    """A stone-like blob: an ellipsoid with twelve random bumps and dents."""
     m = trimesh.creation.icosphere(subdivisions=4)
     rng = np.random.default_rng(seed)
     v = m.vertices.copy()
     r = np.ones(len(v))
-    for _ in range(16):
+    for _ in range(12):
         c = rng.normal(size=3)
         c /= np.linalg.norm(c)
-        r += rng.uniform(-0.4, 0.4) * np.exp(-np.sum((v - c) ** 2, axis=1) / 0.1)
+        r += rng.uniform(-0.4, 0.4) * np.exp(-np.sum((v - c) ** 2, axis=1) / 0.15)
     v = v * r[:, None] * [0.05, 0.035, 0.03]
     v[:, 2] -= v[:, 2].min()
     return trimesh.Trimesh(v, m.faces)
@@ -178,7 +178,7 @@ def test_stone_like_blob_has_no_symmetry(yaw: float) -> None:
     sym, report, _ = find_symmetry(pts, nrm, rays, 0.0, h=0.0025, margin=0.005, tol=0.005)
     assert sym is None, report
     assert report["rotation_body"] < 0.8
-    assert report["mirror_contradiction"] > 0.04 or report["mirror_residual"] > 1.0
+    assert report["mirror_contradiction"] > 0.04 or report["mirror_residual"] > 1.1
 
 
 def test_carved_images_equal_carving_the_mapped_rays(cup_scan) -> None:
