@@ -23,6 +23,8 @@ import click
 @click.option("--concave-split", type=float, default=None,
               help="Split touching/stacked objects along concave creases turning more than this [deg] (e.g. 30).")  # fmt: skip
 @click.option("--density", type=float, default=500.0, show_default=True, help="Object density [kg/m^3].")
+@click.option("--symmetry/--no-symmetry", default=True, show_default=True,
+              help="Complete a thin-walled object's unseen side through a symmetry the scan supports.")
 @click.option("--seed", type=int, default=0, show_default=True)
 def command(
     files: tuple[Path, ...],
@@ -37,6 +39,7 @@ def command(
     colour_split: float | None,
     concave_split: float | None,
     density: float,
+    symmetry: bool,
     seed: int,
 ) -> None:
     """Reconstruct a scene (support + one watertight mesh per object) from point-cloud FILES."""
@@ -46,7 +49,8 @@ def command(
     cfg = PointCloudReconCfg(
         inputs=tuple(files), out_dir=out_dir, units=units, poses=poses, object_only=object_only,
         save_point_labels=save_point_labels, voxel=voxel, mesh_voxel=mesh_voxel, max_triangles=max_triangles,
-        colour_split=colour_split, concave_split=concave_split, density=density, seed=seed,
+        colour_split=colour_split, concave_split=concave_split, density=density, symmetry_completion=symmetry,
+        seed=seed,
     )  # fmt: skip
     out = run_recon_pointcloud(cfg)
     objs = ", ".join(f"{o.name} ({len(o.mesh.faces)} faces, {o.mesh.volume * 1e6:.0f} cm^3)" for o in out.scene.objects)
