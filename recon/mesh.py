@@ -387,7 +387,8 @@ def _poisson(points: np.ndarray, normals: np.ndarray, cfg: MeshCfg) -> trimesh.T
     pc.normals = o3d.utility.Vector3dVector(normals)
     ext = float((points.max(axis=0) - points.min(axis=0)).max())
     depth = int(np.clip(np.ceil(np.log2(ext / cfg.mesh_voxel)), 5, 10))
-    m, dens = o3d.geometry.TriangleMesh.create_from_point_cloud_poisson(pc, depth=depth, scale=1.1, linear_fit=True)
+    m, dens = o3d.geometry.TriangleMesh.create_from_point_cloud_poisson(
+        pc, depth=depth, scale=1.1, linear_fit=True, n_threads=1)  # threaded runs differ in the last bits
     v, f = np.asarray(m.vertices), np.asarray(m.triangles)
     full = largest_component(trimesh.Trimesh(v, f, process=True))
     dens = np.asarray(dens)
