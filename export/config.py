@@ -102,8 +102,12 @@ class ExportCfg:
     refine_planes: int = 6
     """Candidate cutting planes per split, evenly turned (30 degrees apart for 6) about the bulge direction; the one
     whose new hulls bulge least is taken."""
-    refine_samples: int = 2000
-    """Surface samples spread over all hulls (by area, seeded) to measure how far each bulges past the mesh."""
+    refine_samples: int = 8000
+    """Surface samples spread over all hulls (by area, seeded) to measure how far each bulges past the mesh. A
+    bulge's peak is narrow: 2000 missed it (a hull looked within tolerance and was never split); 8000 vs 2000 on the
+    benchmark (20,000-sample Hausdorff): mug 2.16 -> 1.66 mm, stone 2.98 -> 2.65 mm, OSD object_1 6.06 -> 4.34 mm."""
+    refine_merge_pairs: int = 40
+    """Touching hull pairs (least added volume first) tried for a merge when the budget is full (``refine``)."""
     cover: bool = True
     """After refinement, give every full-resolution vertex that decimation cut off (outside the decimated mesh and
     every hull) to the hull covering its patch of the decimated surface, and cut that hull to the vertex budget
@@ -155,8 +159,8 @@ class ExportCfg:
             raise ConfigError(f"refine_tolerance must be in [0, 0.5), got {self.refine_tolerance}")
         if self.coacd_full_search_faces < 0:
             raise ConfigError(f"coacd_full_search_faces must be >= 0, got {self.coacd_full_search_faces}")
-        if self.refine_planes < 1 or self.refine_samples < 100:
-            raise ConfigError("refine_planes must be >= 1 and refine_samples >= 100")
+        if self.refine_planes < 1 or self.refine_samples < 100 or self.refine_merge_pairs < 1:
+            raise ConfigError("refine_planes and refine_merge_pairs must be >= 1 and refine_samples >= 100")
         if not 0 < self.primitive_tolerance < 0.5:
             raise ConfigError(f"primitive_tolerance must be in (0, 0.5), got {self.primitive_tolerance}")
         if self.workers < 0:
@@ -183,6 +187,7 @@ class ExportCfg:
             "refine_tolerance": self.refine_tolerance,
             "refine_planes": self.refine_planes,
             "refine_samples": self.refine_samples,
+            "refine_merge_pairs": self.refine_merge_pairs,
             "primitives": self.primitives,
             "primitive_tolerance": self.primitive_tolerance,
             "seed": self.seed,

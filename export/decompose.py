@@ -84,7 +84,7 @@ def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(mesh.vertices, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(mesh.faces, dtype="<i8").tobytes())
-    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=7)
+    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=8)
     h.update(json.dumps(opts, sort_keys=True).encode())
     return h.hexdigest()
 
@@ -216,6 +216,10 @@ def _coacd_parts(coacd, mesh: trimesh.Trimesh, cfg: ExportCfg, max_hulls: int) -
     return pieces
 
 
+TIE = 1e-6
+"""Bulges [m] closer than this are equal when choosing a split (then the one with fewer parts wins)."""
+
+
 class _Refiner:
     """Splits convex hulls where they bulge past the surface (see ``refine``)."""
 
@@ -291,16 +295,27 @@ class _Refiner:
             score = 0.0
             for h in hulls:
                 score = max(score, self.bloat(h)[0])
-                if score >= best_score:
+                if score >= best_score + TIE:
                     break
-            if score < best_score - 1e-12:
+            # a lower bulge wins; within TIE of it, fewer parts (cutting off a slot's wall, not slicing both sides)
+            if score < best_score - TIE or (score < best_score + TIE and best is not None and len(hulls) < len(best)):
+                best, best_score = hulls, min(score, best_score)
+            elif best is None and score < best_score - 1e-12:
                 best, best_score = hulls, score
         return None if best is None else [limit_points(h, self.cfg.max_hull_vertices) for h in best]
 
 
-def _merge_one(r: _Refiner, items: list, tol: float, max_vertices: int) -> list | None:
+MERGE_GAIN = 0.8
+"""With the hull budget full, two hulls may be merged (to free one for splitting the worst) if the merged hull bulges
+less than this share of the worst bulge (or within the tolerance): the worst surface error can only go down.
+Measured (20,000-sample Hausdorff, IoU): bunny 5.21 -> 4.67 mm, 0.9526 -> 0.9529; stone IoU 0.9717 -> 0.9740
+(within the tolerance only, CoACD's 32 bunny hulls admitted no merge)."""
+
+
+def _merge_one(r: _Refiner, items: list, tol: float, max_vertices: int, pairs_tried: int) -> list | None:
     """``items`` with the two touching hulls merged whose merged hull adds the least volume and still bulges no more
-    than ``tol`` past the surface (it frees a hull for a split where the error is); None if no pair qualifies."""
+    than ``tol`` past the surface (it frees a hull for a split where the error is), of the ``pairs_tried`` touching
+    pairs that add least volume; None if no pair qualifies."""
     from scipy.spatial import ConvexHull
 
     pts = [it[0] for it in items]
@@ -312,7 +327,7 @@ def _merge_one(r: _Refiner, items: list, tol: float, max_vertices: int) -> list 
             if np.any(lo[a] > hi[b]) or np.any(lo[b] > hi[a]):
                 continue
             pairs.append((ConvexHull(np.vstack([pts[a], pts[b]])).volume - vols[a] - vols[b], a, b))
-    for _, a, b in sorted(pairs)[:5]:
+    for _, a, b in sorted(pairs)[:pairs_tried]:
         h = limit_points(np.vstack([pts[a], pts[b]]), max_vertices)
         bl, at = r.bloat(h)
         if bl <= tol:
@@ -330,9 +345,9 @@ def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray]
     a hull bulging more than ``refine_tolerance`` x diagonal is split by the best of ``refine_planes`` planes
     through the dent (the solid inside the hull is cut with manifold3d; each side's connected parts get their
     own hull), if that lowers the bulge and the result fits ``max_hulls``. A hull no plane improves is left as is.
-    When the budget is full, two touching hulls whose merged hull stays within the tolerance (least added volume
-    first) are merged to make room (``_merge_one``). ``r``: a refiner of ``mesh``/``work`` to reuse (its sample
-    budget is set here for ``hulls``).
+    When the budget is full, two touching hulls whose merged hull stays within the tolerance, or below
+    ``MERGE_GAIN`` x the worst bulge (least added volume first), are merged to make room (``_merge_one``).
+    ``r``: a refiner of ``mesh``/``work`` to reuse (its sample budget is set here for ``hulls``).
     """
     area = float(sum(trimesh.convex.convex_hull(v).area for v in hulls))
     if r is None:
@@ -346,7 +361,11 @@ def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray]
         if not cand:
             break
         if len(items) >= cfg.max_hulls:
-            merged = _merge_one(r, items, tol, cfg.max_hull_vertices) if merges < cfg.max_hulls else None
+            merged = None
+            if merges < cfg.max_hulls:
+                worst = max(items[j][1] for j in cand)
+                merged = _merge_one(r, items, max(tol, MERGE_GAIN * worst), cfg.max_hull_vertices,
+                                    cfg.refine_merge_pairs)
             if merged is None:
                 break
             items, merges = merged, merges + 1

@@ -125,3 +125,36 @@ def test_decomposition_does_not_depend_on_the_thread_count():
     for (v1, f1), (v2, f2) in zip(one, two, strict=True):
         assert np.array_equal(v1, v2) and np.array_equal(f1, f2)
     assert coacd_threads(1) >= coacd_threads(2) >= 1 and coacd_threads(10_000) == 1
+
+
+def test_full_budget_merges_a_mild_pair_to_split_the_worst_hull(monkeypatch):
+    """Budget full (3 of 3): the two base halves (with the prongs' roots) merge into one hull that bulges 5 mm over
+    the slot floor (over the 1 % tolerance, under MERGE_GAIN x the worst bulge), which frees a hull to split the one
+    bridging the 6 cm slot between the prongs."""
+    from real2sim.export import decompose
+
+    def box(lo, hi):
+        b = trimesh.creation.box(np.subtract(hi, lo))
+        b.apply_translation(np.add(lo, hi) / 2)
+        return b
+
+    m = box((-0.06, -0.02, 0.0), (0.06, 0.02, 0.10))
+    m = trimesh.boolean.difference([m, box((-0.03, -0.03, 0.04), (0.03, 0.03, 0.11)),
+                                    box((-0.005, -0.03, -0.01), (0.005, 0.03, 0.004))], engine="manifold")
+    parts = [box((-0.07, -0.03, -0.01), (0.0, 0.03, 0.045)), box((0.0, -0.03, -0.01), (0.07, 0.03, 0.045)),
+             box((-0.07, -0.03, 0.045), (0.07, 0.03, 0.11))]  # the base halves take 5 mm of the prongs' roots
+    pieces = [np.asarray(trimesh.boolean.intersection([m, p], engine="manifold").vertices) for p in parts]
+    cfg = ExportCfg(max_hulls=3)
+    r = _Refiner(m, m, cfg, float(sum(trimesh.convex.convex_hull(p).area for p in pieces)))
+    worst = max(r.bloat(p)[0] for p in pieces)
+    assert worst > 0.025  # the top hull bridges the slot
+    gain = decompose.MERGE_GAIN
+
+    def worst_after(gain: float) -> float:
+        monkeypatch.setattr(decompose, "MERGE_GAIN", gain)
+        out = refine(m, m, pieces, cfg)
+        assert len(out) <= 3
+        return max(r.bloat(h)[0] for h in out)
+
+    assert worst_after(0.0) > 0.025  # within the tolerance only: no pair merges, the slot stays bridged
+    assert worst_after(gain) < 0.0075  # base halves merged (5 mm), slot hull split into the two prongs
