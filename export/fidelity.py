@@ -97,6 +97,13 @@ class Surface:
     def inside(self, p: np.ndarray) -> np.ndarray:
         return self.scene.compute_occupancy(self._q(p), nsamples=3).numpy() > 0.5
 
+    def in_front(self, p: np.ndarray) -> np.ndarray:
+        """``p`` lies on the outer side of the triangle nearest to it (a second opinion to ``inside``, which can
+        misjudge a point: ray parity)."""
+        r = self.scene.compute_closest_points(self._q(p))
+        c = r["points"].numpy().astype(np.float64) + self.origin
+        return np.einsum("ij,ij->i", p - c, r["primitive_normals"].numpy().astype(np.float64)) > 0
+
 
 def hull_fidelity(
     mesh: trimesh.Trimesh, hulls: list[trimesh.Trimesh], samples: int = 2000, seed: int = 0, volume: bool = False,
@@ -130,8 +137,8 @@ def hull_fidelity(
         d2 = np.concatenate([d2, dq])
         top = np.argsort(-dq)[:ASCENT_POINTS]
         if len(top):
-            def keep(x: np.ndarray) -> np.ndarray:
-                return ~_inside_any(x, eqs, -1e-7 * diag) & ~surf.inside(x)
+            def keep(x: np.ndarray) -> np.ndarray:  # the ascent seeks distance: an inside point must not pass
+                return ~_inside_any(x, eqs, -1e-7 * diag) & ~surf.inside(x) & surf.in_front(x)
 
             d2 = np.concatenate([d2, _ascend(q[top], qt[top], surf, keep)])
     hd = float(max(d1.max(), d2.max()))
