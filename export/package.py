@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -157,14 +156,14 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
         raise StageError("the scene has no objects to export")
     name = sanitize_name(cfg.name or out_dir.name or "scene")
     taken: set[str] = {"support", "floor", "world", name}
-    at_once = min(cfg.workers or (os.cpu_count() or 1), len(scene.objects))
-    threads = coacd_threads(at_once)
+    executor = ExecutorCfg(workers=cfg.workers)
+    threads = coacd_threads(executor.pool_size(len(scene.objects)))
     jobs = [
         ObjectJob(sanitize_name(o.name, taken), o.name, o.mesh, o.density, o.mass, o.rgba, cfg, threads)
         for o in scene.objects
     ]
     with _timed("objects"):
-        prepared = run_map(prepare_object, jobs, ExecutorCfg(workers=cfg.workers), label="preparing objects")
+        prepared = run_map(prepare_object, jobs, executor, label="preparing objects")
     for p in prepared:
         for stage, secs in p.seconds:
             log.info("timing %s %.4f", f"object {p.name} {stage}", secs)

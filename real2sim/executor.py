@@ -30,6 +30,10 @@ class ExecutorCfg:
         if self.workers < 0:
             raise ConfigError(f"--workers must be >= 0, got {self.workers}")
 
+    def pool_size(self, items: int) -> int:
+        """Local worker processes ``run_map`` uses for ``items`` work items (1: in this process)."""
+        return max(1, min(self.workers or (os.cpu_count() or 1), items))
+
 
 def run_map(
     fn: Callable[[T], R], items: Iterable[T], cfg: ExecutorCfg = ExecutorCfg(), label: str = ""
@@ -41,8 +45,7 @@ def run_map(
         return []
     if cfg.ray:
         return _run_ray(fn, items, cfg.ray, label)
-    workers = cfg.workers or (os.cpu_count() or 1)
-    workers = min(workers, len(items))
+    workers = cfg.pool_size(len(items))
     if workers <= 1:
         out = []
         with progress(label or "working", total=len(items)) as advance:
