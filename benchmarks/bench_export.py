@@ -3,7 +3,8 @@
 For each mesh (the bunny reference scan, the sample ground-truth objects, the objects recon makes from the real OSD
 test0 scan, an L block): wall and CPU time, hull count, max hull vertices, collision fidelity against the watertight
 mesh (symmetric Hausdorff between the mesh surface and the hull union's outer boundary; union volume / mesh volume;
-volume IoU, from the same points for both tools, with the standard error of their difference), mass against density x watertight volume, and whether the result compiles and rests: ours through
+volume IoU, from the same points for both tools, with the standard error of their difference), mass against
+density x watertight volume, and whether the result compiles and rests: ours through
 ``validate`` (5 s, drift < 1 mm, penetration <= 1 mm, no warnings), obj2mjcf's MJCF (``--add-free-joint``) dropped on a
 floor plane and stepped 5 s the same way. The speed-up is the median over meshes both tools ran of peer / ours wall
 time (an obj2mjcf timeout counts as the timeout, a lower bound). Ours runs with one worker and no cache; stage
@@ -219,7 +220,7 @@ def add_fidelity(ref: trimesh.Trimesh, rows: list[dict]) -> None:
     ``SURFACE_SAMPLES`` exact point-to-triangle distances; volume ratio and IoU from ``VOLUME_SAMPLES`` points shared
     by all rows, and, for two rows, the standard error of their IoU difference on those shared points
     (``iou_diff_se``: sqrt(points the two unions classify differently) / points in either union)."""
-    from real2sim.export.fidelity import Surface, _halfspaces, _inside_any, hull_fidelity
+    from real2sim.export.fidelity import Surface, _halfspaces, _inside_any, hull_fidelity, volume_overlap
 
     sets = [r.pop("_hulls", None) for r in rows]
     boxes = [ref.bounds] + [np.array([np.min([h.bounds[0] for h in hs], axis=0), np.max([h.bounds[1] for h in hs],
@@ -235,9 +236,8 @@ def add_fidelity(ref: trimesh.Trimesh, rows: list[dict]) -> None:
         fid = hull_fidelity(ref, hs, samples=SURFACE_SAMPLES)
         in_u = _inside_any(x, [_halfspaces(h) for h in hs], 0.0)
         unions.append(in_u)
-        r.update(hausdorff_mm=fid.hausdorff * 1e3, hausdorff_rel=fid.hausdorff_rel,
-                 volume_ratio=float(in_u.sum() / max(in_m.sum(), 1)),
-                 iou=float((in_m & in_u).sum() / max((in_m | in_u).sum(), 1)))
+        vr, iou = volume_overlap(in_m, in_u)
+        r.update(hausdorff_mm=fid.hausdorff * 1e3, hausdorff_rel=fid.hausdorff_rel, volume_ratio=vr, iou=iou)
     if len(rows) == 2 and all(u is not None for u in unions):
         a, b = unions
         se = float(np.sqrt((a ^ b).sum()) / max((in_m | a | b).sum(), 1))

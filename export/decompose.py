@@ -308,11 +308,12 @@ class _Refiner:
                 score = max(score, self.bloat(h)[0])
                 if score >= best_score + TIE:
                     break
-            # a lower bulge wins; within TIE of it, fewer parts (cutting off a slot's wall, not slicing both sides)
-            if score < best_score - TIE or (score < best_score + TIE and best is not None and len(hulls) < len(best)):
+            if best is None:  # the first split that lowers the hull's own bulge
+                wins = score < best_score - 1e-12
+            else:  # a lower bulge wins; within TIE of it, fewer parts (cutting off a slot's wall, not slicing both)
+                wins = score < best_score - TIE or (score < best_score + TIE and len(hulls) < len(best))
+            if wins:
                 best, best_score = hulls, min(score, best_score)
-            elif best is None and score < best_score - 1e-12:
-                best, best_score = hulls, score
         return None if best is None else [limit_points(h, self.cfg.max_hull_vertices) for h in best]
 
 

@@ -148,8 +148,11 @@ def hull_fidelity(
         lo = np.minimum(mesh.bounds[0], np.min([h.bounds[0] for h in hulls], axis=0))
         hi = np.maximum(mesh.bounds[1], np.max([h.bounds[1] for h in hulls], axis=0))
         x = rng.uniform(lo, hi, size=(int(volume_samples), 3))
-        in_m = surf.inside(x)
-        in_u = _inside_any(x, eqs, 0.0)
-        vr = float(in_u.sum() / max(in_m.sum(), 1))
-        iou = float((in_m & in_u).sum() / max((in_m | in_u).sum(), 1))
+        vr, iou = volume_overlap(surf.inside(x), _inside_any(x, eqs, 0.0))
     return Fidelity(hd, hd / diag, vr, iou)
+
+
+def volume_overlap(in_mesh: np.ndarray, in_union: np.ndarray) -> tuple[float, float]:
+    """Volume ratio (union / mesh) and IoU from the same uniform points' inside-the-mesh and inside-the-hulls masks."""
+    return (float(in_union.sum() / max(in_mesh.sum(), 1)),
+            float((in_mesh & in_union).sum() / max((in_mesh | in_union).sum(), 1)))
