@@ -132,7 +132,7 @@ def mesh_object(
     thin = support_z is not None and thin_wall_fraction(points, normals, 2.0 * h) >= THIN_WALL_FRACTION
     mirrored = None
     if thin and free_space is not None and cfg.symmetry_completion:
-        points, normals, mirrored = _symmetry_completion(points, normals, free_space, support_z, h, cfg)
+        points, normals, mirrored = _symmetry_completion(points, normals, free_space, support_z, lo, hi, h)
         lo, hi, h = _grid_spacing(points, support_z, cfg)
     if thin and cfg.thin_wall_grid:
         h = max(cfg.mesh_voxel, float((hi - lo).max()) / cfg.mesh_max_cells)
@@ -209,14 +209,14 @@ def thin_wall_fraction(points: np.ndarray, normals: np.ndarray, radius: float) -
 
 
 def _symmetry_completion(
-    points: np.ndarray, normals: np.ndarray, rays: FreeSpace, support_z: float, h: float, cfg: MeshCfg
+    points: np.ndarray, normals: np.ndarray, rays: FreeSpace, support_z: float, lo: np.ndarray, hi: np.ndarray,
+    h: float,
 ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray, float, tuple[int, int, int]], np.ndarray] | None]:
     """Points and normals completed through the object's symmetry (``symmetry.py``) and the function that gives
     the space its mapped rays carve on a grid ``(lo, h, shape)``; unchanged and ``None`` when the scan supports
-    no symmetry."""
+    no symmetry. ``lo``, ``hi``, ``h``: the points' box and grid spacing (``_grid_spacing``)."""
     from real2sim.recon.symmetry import carved_images, complete, find_symmetry
 
-    lo, hi, _ = _grid_spacing(points, support_z, cfg)
     if _distrusted_origins(lo - 2 * h, hi + 2 * h, h, rays, support_z):
         return points, normals, None
     margin, sigma = _carve_margin(points, normals, rays, lo, hi, h)

@@ -194,7 +194,7 @@ def _refine_mirror(p: np.ndarray, tree: cKDTree, point: np.ndarray, angle: float
         w = diff * sign[:, None]
         big = np.linalg.norm(w, axis=1) > 0.5 * tol  # pairs far from the plane fix its direction
         if big.sum() >= 10:
-            _, _, vt = np.linalg.svd(w[big] - 0.0, full_matrices=False)
+            _, _, vt = np.linalg.svd(w[big], full_matrices=False)
             n_new = vt[0] if vt[0] @ n >= 0 else -vt[0]
             angle = float(np.arctan2(n_new[1], n_new[0]))
             n = n_new
