@@ -181,7 +181,7 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
       class, on any data, could land.
     """
     from real2sim.calibration import baselines as B
-    from real2sim.calibration.inverse import build_regressor, id_samples, regressor_residual
+    from real2sim.calibration.inverse import build_regressor, id_samples, param_jacobian, regressor_residual
     from scipy.optimize import lsq_linear
 
     hprob = build_problem_logged(cfg)
@@ -192,13 +192,7 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
     x0, lo, hi = prob.x0[keep], prob.lower[keep], prob.upper[keep]
     reg = build_regressor(prob.model, params, x0, s, tr.joint_names, tr.actuator_names)
     r0 = regressor_residual(reg, params, x0, x0)
-    cols = []
-    for i in range(len(params)):
-        h = 1e-3 * max(abs(float(x0[i])), 1e-3)
-        x = x0.copy()
-        x[i] += h
-        cols.append((regressor_residual(reg, params, x0, x) - r0) / h)
-    A = np.stack(cols, 1)
+    A = param_jacobian(reg, params, x0)
     x_t = np.asarray(fitted)[keep]
     affine = np.max(np.abs(r0 + A @ (x_t - x0) - regressor_residual(reg, params, x0, x_t)))
     nj, n = len(tr.joint_names), s.q.shape[0]
@@ -210,9 +204,11 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
     res = {"published": (pred_pub - s.ctrl).T, "real2sim": (r0 + A @ (x_t - x0)).reshape(nj, n)}
     spike = np.abs(res["published"]) > 1.0
 
+    def r2_1d(e: np.ndarray, yj: np.ndarray) -> float:  # R² of one joint from its residual and torque
+        return 1.0 - float(np.sum(e**2)) / float(np.sum((yj - yj.mean()) ** 2))
+
     def r2(e, m):
-        return [round(1.0 - float(np.sum(e[j][m] ** 2)) / float(np.sum((y[j][m] - y[j][m].mean()) ** 2)), 4)
-                for j in range(nj)]
+        return [round(r2_1d(e[j][m], y[j][m]), 4) for j in range(nj)]
 
     runs = {}
     for k, path in enumerate(cfg.holdout):
@@ -222,14 +218,13 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
     for name, e in res.items():
         spikes[f"{name}_sse_share"] = [round(float(np.sum(e[j][spike[j]] ** 2) / np.sum(e[j] ** 2)), 4)
                                        for j in range(nj)]
-        spikes[f"{name}_r2_without"] = [round(1.0 - float(np.sum(e[j][~spike[j]] ** 2)) / float(
-            np.sum((y[j][~spike[j]] - y[j][~spike[j]].mean()) ** 2)), 4) for j in range(nj)]
+        spikes[f"{name}_r2_without"] = [round(r2_1d(e[j][~spike[j]], y[j][~spike[j]]), 4) for j in range(nj)]
     best = None
     for w in np.linspace(0.05, 0.95, 19):
         rw = np.sqrt(np.repeat(np.array([w, 1.0 - w]) / sst, n))
         sol = lsq_linear(rw[:, None] * A, -rw * (r0 - A @ x0), bounds=(lo, hi))
         e = (r0 + A @ (sol.x - x0)).reshape(nj, n)
-        pair = [1.0 - float(np.sum(e[j] ** 2)) / sst[j] for j in range(nj)]
+        pair = [r2_1d(e[j], y[j]) for j in range(nj)]
         margin = min(a - b for a, b in zip(pair, published_r2, strict=True))
         if best is None or margin > best["margin"]:
             best = {"margin": round(margin, 4), "weight_joint1": round(float(w), 2),

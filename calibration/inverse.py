@@ -187,6 +187,19 @@ def regressor_residual(reg: Regressor, params: list[Resolved], x0: np.ndarray, v
     return reg.r0 + regressor_matrix(reg) @ regressor_coords(reg, params, x0, values)
 
 
+def param_jacobian(reg: Regressor, params: list[Resolved], x0: np.ndarray) -> np.ndarray:
+    """d residual / d parameter at ``x0`` (columns in ``params`` order), by differences of ``regressor_residual``:
+    exact where the torque is affine in a parameter (damping, armature, frictionloss, gains, body mass with the
+    centre of mass and inertia about it fixed)."""
+    r0 = regressor_residual(reg, params, x0, x0)
+    cols = []
+    for i in range(len(x0)):
+        x = x0.copy()
+        x[i] += 1e-3 * max(abs(float(x0[i])), 1e-3)
+        cols.append((regressor_residual(reg, params, x0, x) - r0) / (x[i] - x0[i]))
+    return np.stack(cols, 1)
+
+
 def robust_weights(residual: np.ndarray, n_joints: int, c: float = CAUCHY_C) -> np.ndarray:
     """Row weights √w of one IRLS step of the Cauchy loss: ``w = 1 / (1 + (r / (c·σ_j))²)``, with σ_j the
     median absolute deviation (× 1.4826) of joint j's torque residual. Logged motor torques carry impulsive
