@@ -84,7 +84,7 @@ def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(mesh.vertices, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(mesh.faces, dtype="<i8").tobytes())
-    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=10)
+    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=11)
     h.update(json.dumps(opts, sort_keys=True).encode())
     return h.hexdigest()
 

@@ -6,17 +6,38 @@ import numpy as np
 import trimesh
 from real2sim.export.repair import transfer_colors
 
+FLAT_TOLERANCE = 1e-6
+"""Before decimating, edges whose collapse moves the surface by less than this x the diagonal are collapsed
+(manifold3d ``simplify``: the result stays a closed manifold on a subset of the vertices). Recon meshes come from a
+grid and carry many coplanar triangles and sub-micron slivers, which make Open3D's quadric decimation slow: OSD test0
+object_1 (10,288 faces, edges down to 2e-7 x diagonal) 0.24-0.6 s -> 0.03 s + 0.05 s (5,506 faces left), the
+decimated volume as close to the original (0.9994 against 0.9991)."""
+
+
+def _collapse_flat(mesh: trimesh.Trimesh) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices and faces of a watertight ``mesh`` with its flat and sliver triangles merged (``FLAT_TOLERANCE``);
+    the mesh as it is if manifold3d does not take it."""
+    import manifold3d
+
+    v, f = np.array(mesh.vertices, dtype=np.float64), np.array(mesh.faces, dtype=np.int64)
+    if not mesh.is_watertight:
+        return v, f
+    solid = manifold3d.Manifold(manifold3d.Mesh64(vert_properties=v, tri_verts=f.astype(np.uint32)))
+    if solid.status() != manifold3d.Error.NoError or solid.is_empty():
+        return v, f
+    out = solid.simplify(FLAT_TOLERANCE * float(np.linalg.norm(mesh.extents))).to_mesh64()
+    return np.array(out.vert_properties[:, :3], dtype=np.float64), np.array(out.tri_verts, dtype=np.int64)
+
 
 def decimate(mesh: trimesh.Trimesh, faces: int) -> trimesh.Trimesh:
-    """Quadric-error decimation (Open3D) to at most ``faces`` triangles; colours follow the nearest vertex."""
+    """Quadric-error decimation (Open3D) to at most ``faces`` triangles, flat triangles merged first
+    (``FLAT_TOLERANCE``); colours follow the nearest vertex."""
     if len(mesh.faces) <= faces:
         return mesh.copy()
     import open3d as o3d  # import before coacd in any process (their C++ runtimes clash the other way round)
 
-    om = o3d.geometry.TriangleMesh(
-        o3d.utility.Vector3dVector(np.asarray(mesh.vertices, dtype=np.float64)),
-        o3d.utility.Vector3iVector(np.asarray(mesh.faces, dtype=np.int32)),
-    )
+    v, f = _collapse_flat(mesh)
+    om = o3d.geometry.TriangleMesh(o3d.utility.Vector3dVector(v), o3d.utility.Vector3iVector(f.astype(np.int32)))
     d = om.simplify_quadric_decimation(int(faces))
     out = trimesh.Trimesh(np.asarray(d.vertices, dtype=np.float64), np.asarray(d.triangles, dtype=np.int64))
     out.update_faces(out.nondegenerate_faces())

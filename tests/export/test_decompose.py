@@ -176,3 +176,28 @@ def test_hull_fidelity_finds_a_narrow_bulge_peak(monkeypatch):
     assert 0.99 * exact <= found <= exact + 1e-6
     monkeypatch.setattr(fidelity, "ASCENT_POINTS", 0)
     assert hull_fidelity(m, hull, samples=300).hausdorff < 0.95 * exact  # the samples alone fall short
+
+
+def test_decimation_first_merges_flat_triangles_within_tolerance():
+    """Grid-made meshes (recon's) carry many coplanar triangles: they are merged before the quadric decimation,
+    on a subset of the vertices, moving the surface by no more than ``FLAT_TOLERANCE`` x diagonal."""
+    from real2sim.export.visual import FLAT_TOLERANCE, _collapse_flat, decimate
+
+    box = trimesh.creation.box((0.2, 0.1, 0.1))
+    for _ in range(4):
+        box = box.subdivide()  # 3,072 coplanar triangles on six sides
+    ball = trimesh.creation.icosphere(subdivisions=3, radius=0.06)
+    ball.apply_translation([0.1, 0.0, 0.05])
+    m = trimesh.boolean.union([box, ball], engine="manifold")
+    diag = float(np.linalg.norm(m.extents))
+    v, f = _collapse_flat(m)
+    out = trimesh.Trimesh(v, f, process=False)
+    assert out.is_watertight and len(f) < 0.5 * len(m.faces)
+    assert abs(out.volume / m.volume - 1.0) < 1e-6
+    known = {tuple(x) for x in np.round(m.vertices, 12)}
+    assert all(tuple(x) in known for x in np.round(v, 12))  # a subset of the vertices
+    assert float(np.max(trimesh.proximity.closest_point(m, v)[1])) <= FLAT_TOLERANCE * diag
+    again = _collapse_flat(m)
+    assert np.array_equal(again[0], v) and np.array_equal(again[1], f)  # deterministic
+    d = decimate(m, 600)
+    assert d.is_watertight and len(d.faces) <= 600 and abs(d.volume / m.volume - 1.0) < 0.02
