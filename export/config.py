@@ -82,8 +82,13 @@ class ExportCfg:
     non-convex meshes; 0.08 left the mug cavity a third filled, 0.04 costs 1.5x the time for a little more IoU."""
     coacd_resolution: int = 500
     """CoACD sampling resolution for the concavity metric."""
-    coacd_mcts_iterations: int = 40
-    """CoACD Monte-Carlo tree search iterations per cut."""
+    coacd_mcts_iterations: int = 20
+    """CoACD Monte-Carlo tree search iterations per cut. 20 instead of 40: CoACD's search is most of the collision
+    time, and ``refine`` recovers the cuts a shorter search misses. Measured on the benchmark meshes (collision time,
+    2 threads; Hausdorff at 100,000 samples, IoU), 40 -> 20: bunny 7.5 -> 5.9 s, 4.81 -> 5.24 mm, IoU 0.950 -> 0.953;
+    mug 4.4 -> 2.9 s, 1.64 -> 1.68 mm, IoU 0.915 -> 0.924; stone 7.2 -> 5.3 s, 2.61 -> 2.72 mm, IoU 0.974 -> 0.970;
+    OSD object_1 3.8 -> 2.7 s, 5.73 -> 4.94 mm; OSD object_2 1.5 -> 1.1 s, unchanged. (30 gave the same hulls as 40
+    on four of the five and saved 10 %.)"""
     coacd_mcts_depth: int = 2
     """CoACD search depth: how many cuts ahead each cut is chosen for. 1 (greedy) halves the time on smooth shapes
     but over-cuts cavities (a mug: > 32 parts, whose pairwise merge then took 3 minutes), so 2."""
