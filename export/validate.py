@@ -54,6 +54,87 @@ def _geom_mesh(model, g: int):
                      0.0).to_mesh()
 
 
+class _Rest:
+    """The rest simulation (``steps`` steps from the state in ``data``, which ends in the final state with MuJoCo's
+    warning counts) on a thread of its own: ``mujoco.rollout`` releases the GIL while it steps, so the checks that do
+    not need the simulated state run meanwhile."""
+
+    def __init__(self, model, data, steps: int) -> None:
+        import threading
+
+        self.model, self.data, self.steps = model, data, steps
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="real2sim-validate-rest", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import mujoco
+        from mujoco import rollout
+
+        try:  # one call for all steps: the GIL is released once (a loop of mj_step would wait for it every step)
+            spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+            state = np.zeros(mujoco.mj_stateSize(self.model, spec))
+            mujoco.mj_getState(self.model, self.data, state, spec)
+            rollout.rollout(self.model, self.data, state[None], nstep=self.steps)
+        except BaseException as exc:  # handed to the caller by ``join``
+            self.error = exc
+
+    def join(self) -> None:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+
+def _urdf_checks(urdf: Path) -> list[Check]:
+    """The URDF loads in MuJoCo and in yourdfpy."""
+    import mujoco
+
+    checks = []
+    try:
+        um = mujoco.MjModel.from_xml_path(str(urdf))
+        checks.append(Check("urdf loads in mujoco", True, f"{um.nbody - 1} bodies, {um.ngeom} geoms"))
+    except Exception as exc:
+        checks.append(Check("urdf loads in mujoco", False, str(exc).splitlines()[0]))
+    try:
+        import yourdfpy
+
+        u = yourdfpy.URDF.load(str(urdf), build_scene_graph=True, load_meshes=True)
+        ok = u.validate()
+        checks.append(Check("urdf loads in yourdfpy", bool(ok), f"{len(u.link_map)} links"))
+    except Exception as exc:
+        checks.append(Check("urdf loads in yourdfpy", False, f"{exc.__class__.__name__}: {exc}"))
+    return checks
+
+
+def _static_checks(model, b: int, label: str, cfg: ValidateCfg, max_hulls: int, max_verts: int) -> list[Check]:
+    """Checks of one body that do not need the simulation: inertia, hull budget, collision-to-surface distance."""
+    import mujoco
+
+    checks = []
+    i = np.diag(model.body_inertia[b])
+    probs = inertia_problems(i) + ([] if model.body_mass[b] > 0 else ["mass <= 0"])
+    checks.append(Check(f"inertia {label}", not probs, "; ".join(probs) or
+                        f"mass {model.body_mass[b]:.4g} kg, principal {np.round(model.body_inertia[b], 8).tolist()}"))
+    cols = _body_geoms(model, b, 3)
+    nverts = [int(model.mesh_vertnum[model.geom_dataid[g]]) for g in cols
+              if int(model.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_MESH)]
+    within = 1 <= len(cols) <= max_hulls and all(v <= max_verts for v in nverts)
+    checks.append(Check(f"hull budget {label}", within,
+                        f"{len(cols)} geoms (max {max_hulls}), max {max(nverts, default=0)} vertices (max {max_verts})",
+                        float(len(cols)), float(max_hulls)))
+    vis = _body_geoms(model, b, 2)
+    if vis and cols:
+        import trimesh
+        from real2sim.export.fidelity import hull_fidelity
+
+        surf = trimesh.util.concatenate([_geom_mesh(model, g) for g in vis])
+        fid = hull_fidelity(surf, [_geom_mesh(model, g) for g in cols], samples=cfg.samples)
+        checks.append(Check(f"collision-to-surface {label}", fid.hausdorff_rel <= cfg.max_surface_distance,
+                            f"Hausdorff {fid.hausdorff * 1e3:.2f} mm ({fid.hausdorff_rel:.1%} of diagonal)",
+                            fid.hausdorff_rel, cfg.max_surface_distance))
+    return checks
+
+
 def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tuple[Check, ...]:
     """All checks of a package folder (see ``ValidateCfg``); a package is good when every check passed."""
     import mujoco
@@ -67,28 +148,11 @@ def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tup
     name = man["name"]
     max_hulls = cfg.max_hulls or man["budget"]["max_hulls"]
     max_verts = cfg.max_hull_vertices or man["budget"]["max_hull_vertices"]
-    checks: list[Check] = []
     try:
         model = mujoco.MjModel.from_xml_path(str(pkg_dir / "scene.xml"))
-        checks.append(Check("mjcf compiles", True, f"scene.xml + {name}.xml: {model.nbody - 1} bodies"))
     except Exception as exc:  # MuJoCo raises ValueError with its parser message
-        checks.append(Check("mjcf compiles", False, str(exc).splitlines()[0]))
-        return tuple(checks)
-    urdf = pkg_dir / f"{name}.urdf"
-    if cfg.check_urdf and urdf.is_file():
-        try:
-            um = mujoco.MjModel.from_xml_path(str(urdf))
-            checks.append(Check("urdf loads in mujoco", True, f"{um.nbody - 1} bodies, {um.ngeom} geoms"))
-        except Exception as exc:
-            checks.append(Check("urdf loads in mujoco", False, str(exc).splitlines()[0]))
-        try:
-            import yourdfpy
-
-            u = yourdfpy.URDF.load(str(urdf), build_scene_graph=True, load_meshes=True)
-            ok = u.validate()
-            checks.append(Check("urdf loads in yourdfpy", bool(ok), f"{len(u.link_map)} links"))
-        except Exception as exc:
-            checks.append(Check("urdf loads in yourdfpy", False, f"{exc.__class__.__name__}: {exc}"))
+        return (Check("mjcf compiles", False, str(exc).splitlines()[0]),)
+    compiled = Check("mjcf compiles", True, f"scene.xml + {name}.xml: {model.nbody - 1} bodies")
 
     data = mujoco.MjData(model)
     key = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_KEY, "home")
@@ -96,14 +160,22 @@ def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tup
         mujoco.mj_resetDataKeyframe(model, data, key)
     mujoco.mj_forward(model, data)
     pen = max([0.0] + [-float(data.contact[i].dist) for i in range(data.ncon)])
-    checks.append(Check("initial penetration", pen <= cfg.max_penetration, f"{pen * 1e3:.3f} mm at 'home'",
-                        pen, cfg.max_penetration))
     objects = man["objects"]
     bodies = {o["name"]: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, o["name"]) for o in objects}
     x0 = {n: data.xpos[b].copy() for n, b in bodies.items()}
     steps = int(round(cfg.sim_seconds / model.opt.timestep))
-    for _ in range(steps):
-        mujoco.mj_step(model, data)
+    rest = _Rest(model, data, steps)
+    urdf = pkg_dir / f"{name}.urdf"
+    try:
+        urdf_checks = _urdf_checks(urdf) if cfg.check_urdf and urdf.is_file() else []
+        static = {o["name"]: _static_checks(model, bodies[o["name"]], o.get("label", o["name"]), cfg, max_hulls,
+                                            max_verts) for o in objects}
+    finally:
+        rest.join()
+
+    checks = [compiled, *urdf_checks]
+    checks.append(Check("initial penetration", pen <= cfg.max_penetration, f"{pen * 1e3:.3f} mm at 'home'",
+                        pen, cfg.max_penetration))
     nwarn = int(sum(w.number for w in data.warning))
     finite = bool(np.all(np.isfinite(data.qpos)))
     kinds = [mujoco.mjtWarning(i).name for i, w in enumerate(data.warning) if w.number]
@@ -112,30 +184,9 @@ def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tup
                         f"none in {cfg.sim_seconds:g} s ({steps} steps)", float(nwarn), 0.0))
     for o in objects:
         n, b = o["name"], bodies[o["name"]]
-        label = o.get("label", n)
         if o["role"] == "dynamic":
             d = float(np.linalg.norm(data.xpos[b] - x0[n]))
-            checks.append(Check(f"rest drift {label}", d < cfg.max_drift, f"{d * 1e3:.3f} mm in {cfg.sim_seconds:g} s",
-                                d, cfg.max_drift))
-        i = np.diag(model.body_inertia[b])
-        probs = inertia_problems(i) + ([] if model.body_mass[b] > 0 else ["mass <= 0"])
-        checks.append(Check(f"inertia {label}", not probs, "; ".join(probs) or
-                            f"mass {model.body_mass[b]:.4g} kg, principal {np.round(model.body_inertia[b], 8).tolist()}"))
-        cols = _body_geoms(model, b, 3)
-        nverts = [int(model.mesh_vertnum[model.geom_dataid[g]]) for g in cols
-                  if int(model.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_MESH)]
-        within = 1 <= len(cols) <= max_hulls and all(v <= max_verts for v in nverts)
-        checks.append(Check(f"hull budget {label}", within,
-                            f"{len(cols)} geoms (max {max_hulls}), max {max(nverts, default=0)} vertices (max {max_verts})",
-                            float(len(cols)), float(max_hulls)))
-        vis = _body_geoms(model, b, 2)
-        if vis and cols:
-            import trimesh
-            from real2sim.export.fidelity import hull_fidelity
-
-            surf = trimesh.util.concatenate([_geom_mesh(model, g) for g in vis])
-            fid = hull_fidelity(surf, [_geom_mesh(model, g) for g in cols], samples=cfg.samples)
-            checks.append(Check(f"collision-to-surface {label}", fid.hausdorff_rel <= cfg.max_surface_distance,
-                                f"Hausdorff {fid.hausdorff * 1e3:.2f} mm ({fid.hausdorff_rel:.1%} of diagonal)",
-                                fid.hausdorff_rel, cfg.max_surface_distance))
+            checks.append(Check(f"rest drift {o.get('label', n)}", d < cfg.max_drift,
+                                f"{d * 1e3:.3f} mm in {cfg.sim_seconds:g} s", d, cfg.max_drift))
+        checks.extend(static[n])
     return tuple(checks)
