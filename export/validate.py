@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -54,35 +55,17 @@ def _geom_mesh(model, g: int):
                      0.0).to_mesh()
 
 
-class _Rest:
-    """The rest simulation (``steps`` steps from the state in ``data``, which ends in the final state with MuJoCo's
-    warning counts) on a thread of its own: ``mujoco.rollout`` releases the GIL while it steps, so the checks that do
-    not need the simulated state run meanwhile."""
+def _simulate(model, data, steps: int) -> None:
+    """``steps`` steps from the state in ``data``, which ends in the final state with MuJoCo's warning counts. One
+    ``mujoco.rollout`` call, which releases the GIL for all of it (a loop of ``mj_step`` takes the GIL back every
+    step), so ``validate_package`` runs it on a thread while the checks that do not need the simulated state run."""
+    import mujoco
+    from mujoco import rollout
 
-    def __init__(self, model, data, steps: int) -> None:
-        import threading
-
-        self.model, self.data, self.steps = model, data, steps
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, name="real2sim-validate-rest", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        import mujoco
-        from mujoco import rollout
-
-        try:  # one call for all steps: the GIL is released once (a loop of mj_step would wait for it every step)
-            spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
-            state = np.zeros(mujoco.mj_stateSize(self.model, spec))
-            mujoco.mj_getState(self.model, self.data, state, spec)
-            rollout.rollout(self.model, self.data, state[None], nstep=self.steps)
-        except BaseException as exc:  # handed to the caller by ``join``
-            self.error = exc
-
-    def join(self) -> None:
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    state = np.zeros(mujoco.mj_stateSize(model, spec))
+    mujoco.mj_getState(model, data, state, spec)
+    rollout.rollout(model, data, state[None], nstep=steps)
 
 
 def _urdf_checks(urdf: Path) -> list[Check]:
@@ -164,14 +147,13 @@ def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tup
     bodies = {o["name"]: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, o["name"]) for o in objects}
     x0 = {n: data.xpos[b].copy() for n, b in bodies.items()}
     steps = int(round(cfg.sim_seconds / model.opt.timestep))
-    rest = _Rest(model, data, steps)
     urdf = pkg_dir / f"{name}.urdf"
-    try:
+    with ThreadPoolExecutor(1) as pool:
+        rest = pool.submit(_simulate, model, data, steps)
         urdf_checks = _urdf_checks(urdf) if cfg.check_urdf and urdf.is_file() else []
         static = {o["name"]: _static_checks(model, bodies[o["name"]], o.get("label", o["name"]), cfg, max_hulls,
                                             max_verts) for o in objects}
-    finally:
-        rest.join()
+        rest.result()  # re-raises what the simulation raised
 
     checks = [compiled, *urdf_checks]
     checks.append(Check("initial penetration", pen <= cfg.max_penetration, f"{pen * 1e3:.3f} mm at 'home'",
