@@ -227,6 +227,13 @@ def _coacd_parts(coacd, mesh: trimesh.Trimesh, cfg: ExportCfg, max_hulls: int) -
     return pieces
 
 
+def _total_area(pieces: list[np.ndarray]) -> float:
+    """Summed surface area [m^2] of the convex hulls of ``pieces`` (the refiner spreads its samples over it)."""
+    from scipy.spatial import ConvexHull
+
+    return float(sum(ConvexHull(p).area for p in pieces))
+
+
 TIE = 1e-6
 """Bulges [m] closer than this are equal when choosing a split (then the one with fewer parts wins)."""
 
@@ -362,7 +369,7 @@ def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray]
     if not enough such pairs exist, nothing is merged and the hull stays as it is.
     ``r``: a refiner of ``mesh``/``work`` to reuse (its sample budget is set here for ``hulls``).
     """
-    area = float(sum(trimesh.convex.convex_hull(v).area for v in hulls))
+    area = _total_area(hulls)
     if r is None:
         r = _Refiner(mesh, work, cfg, area)
     r.area = area
@@ -398,7 +405,6 @@ def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) -> list[t
     """CoACD (``threads`` OpenMP threads) on the decimated watertight mesh, merged to the hull budget, vertex-limited
     per hull, refined where it bulges past the surface (``refine``), then grown back over what decimation cut off
     (``cover_surface``)."""
-    from scipy.spatial import ConvexHull
 
     work = decimate(mesh, cfg.collision_faces)
     if not (work.is_watertight and work.volume > 0):
@@ -415,7 +421,7 @@ def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) -> list[t
     if cfg.refine_tolerance > 0:
         pts = refine(work, mesh, pts, cfg, r)
     if cfg.cover and work is not mesh:
-        r.area = float(sum(ConvexHull(p).area for p in pts))
+        r.area = _total_area(pts)
         tol = cfg.refine_tolerance * float(np.linalg.norm(mesh.extents))
         worst = max(tol, *(r.bloat(p)[0] for p in pts))
         pts = cover_surface(work, mesh, pts, cfg.max_hull_vertices, accept=lambda old, new: r.bloat(new)[0] <= worst)
