@@ -181,7 +181,13 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
       class, on any data, could land.
     """
     from real2sim.calibration import baselines as B
-    from real2sim.calibration.inverse import build_regressor, id_samples, param_jacobian, regressor_residual
+    from real2sim.calibration.inverse import (
+        build_regressor,
+        id_samples,
+        param_jacobian,
+        regressor_residual,
+        torque_r2,
+    )
     from scipy.optimize import lsq_linear
 
     hprob = build_problem_logged(cfg)
@@ -204,8 +210,8 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
     res = {"published": (pred_pub - s.ctrl).T, "real2sim": (r0 + A @ (x_t - x0)).reshape(nj, n)}
     spike = np.abs(res["published"]) > 1.0
 
-    def r2_1d(e: np.ndarray, yj: np.ndarray) -> float:  # R² of one joint from its residual and torque
-        return 1.0 - float(np.sum(e**2)) / float(np.sum((yj - yj.mean()) ** 2))
+    def r2_1d(e: np.ndarray, yj: np.ndarray) -> float:  # R² of one joint from its residual e = predicted - torque
+        return torque_r2((yj + e)[:, None], yj[:, None])[0]
 
     def r2(e, m):
         return [round(r2_1d(e[j][m], y[j][m]), 4) for j in range(nj)]
