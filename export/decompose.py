@@ -84,7 +84,7 @@ def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(mesh.vertices, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(mesh.faces, dtype="<i8").tobytes())
-    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=11)
+    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=12)
     h.update(json.dumps(opts, sort_keys=True).encode())
     return h.hexdigest()
 
@@ -109,38 +109,25 @@ def _hull(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def limit_points(points: np.ndarray, max_vertices: int) -> np.ndarray:
     """At most ``max_vertices`` of the hull vertices of ``points``, chosen to keep the hull closest to the full one.
 
-    Greedy, like Quickhull: start from a large tetrahedron of extreme points, then repeatedly add the vertex farthest
-    outside the current hull, so the vertices left out are those closest to the reduced hull (a farthest-point
-    subset, used before, spreads vertices evenly instead and can cut a corner off the hull). Deterministic."""
-    from scipy.spatial import ConvexHull, QhullError
+    Greedy, as Quickhull builds a hull: start from a large simplex of extreme points, then repeatedly add the vertex
+    farthest outside the current hull, so the vertices left out are those closest to the reduced hull (a
+    farthest-point subset, used before, spreads vertices evenly instead and can cut a corner off the hull). Qhull
+    itself does it, stopped after ``max_vertices - 4`` added points (``TA``): ``Qf`` files each point under the facet
+    it lies farthest outside of, ``Q9`` adds the farthest of all; 10x faster than adding points one by one to an
+    incremental hull from Python. A point added can bury a vertex; then Qhull runs on with as many more points as
+    were buried. Deterministic."""
+    from scipy.spatial import ConvexHull
 
     p = np.asarray(points, dtype=np.float64)
     hv = p[ConvexHull(p).vertices]
     if len(hv) <= max_vertices:
         return hv
-    first = int(np.argmax(np.linalg.norm(hv - hv.mean(axis=0), axis=1)))
-    second = int(np.argmax(np.linalg.norm(hv - hv[first], axis=1)))
-    a, b = hv[first], hv[second]
-    ab = (b - a) / np.linalg.norm(b - a)
-    r = (hv - a) - np.outer((hv - a) @ ab, ab)
-    third = int(np.argmax(np.linalg.norm(r, axis=1)))
-    n = np.cross(b - a, hv[third] - a)
-    chosen = [first, second, third, int(np.argmax(np.abs((hv - a) @ n)))]
-    hull = ConvexHull(hv[chosen], incremental=True)
-    while len(chosen) < max_vertices:
-        e = hull.equations
-        out = np.max(hv @ e[:, :3].T + e[:, 3], axis=1)
-        k = int(np.argmax(out))
-        if out[k] <= 0:
-            break
-        chosen.append(k)
-        try:
-            hull.add_points(hv[k : k + 1])
-        except QhullError:  # a precision-merge failure of the incremental update: start afresh on the chosen points
-            hull.close()
-            hull = ConvexHull(hv[chosen], incremental=True, qhull_options="Qt Q12")
-    hull.close()
-    return hv[np.sort(chosen)]
+    added = max_vertices - 4
+    while True:
+        kept = ConvexHull(hv, qhull_options=f"Qf Q9 TA{added}").vertices
+        if len(kept) >= max_vertices or added >= len(hv) - 4:
+            return hv[kept]
+        added += max_vertices - len(kept)
 
 
 def refit_to_surface(pieces: list[np.ndarray], vertices: np.ndarray, reach: float) -> list[np.ndarray]:

@@ -40,6 +40,10 @@ def test_vertex_limit_keeps_the_hull_close():
     err = _outside(hv, kept)
     assert err < _outside(hv, _farthest_point_subset(hv, 64))
     assert err < 0.05 * np.linalg.norm(np.ptp(p, axis=0))
+    for k in (4, 5, 20):  # any budget down to a tetrahedron is met exactly
+        small = limit_points(p, k)
+        assert len(small) == k and all(np.any(np.all(hv == x, axis=1)) for x in small)
+    assert _outside(hv, limit_points(p, 20)) < _outside(hv, _farthest_point_subset(hv, 20))
     few = limit_points(p[:5], 64)  # fewer hull vertices than the budget: all of them
     assert len(few) == len(ConvexHull(p[:5]).vertices)
 
