@@ -95,9 +95,11 @@ class ExportCfg:
     coacd_mcts_nodes: int = 10
     """CoACD candidate cutting planes per search node."""
     coacd_full_search_faces: int = 500
-    """Meshes with at most this many faces (after decimation) are cut with CoACD's own, 4x costlier search (150
-    iterations, depth 3, 20 nodes) instead of the three settings above: on a low-poly mesh it still takes a fraction
-    of a second and places cuts exactly (an L block: hull bulge 0.19 -> 0.11 mm, 0.1 -> 0.3 s)."""
+    """Meshes with at most this many faces (after decimation) are cut with a wider CoACD search (60 iterations,
+    depth 3, 20 nodes) instead of the three settings above: on a low-poly mesh it still takes a fraction of a second
+    and places cuts exactly (an L block: hull bulge 0.19 -> 0.11 mm, 0.1 -> 0.2 s). The nodes matter, not the
+    iterations: on an L, T, U and stair block, seeds 0-2, 60 iterations gave the same hulls' Hausdorff as CoACD's 150
+    (within 0.01 mm) in 35-40 % less time; 10 nodes left 0.10-0.19 mm."""
     refine_tolerance: float = 0.01
     """After CoACD, hulls whose surface lies more than this fraction of the bounding-box diagonal outside the mesh
     are split (worst first, plane cuts through the bulge) while the hull budget has room; 0 = off. CoACD stops at a

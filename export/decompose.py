@@ -84,7 +84,7 @@ def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(mesh.vertices, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(mesh.faces, dtype="<i8").tobytes())
-    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=12)
+    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=13)
     h.update(json.dumps(opts, sort_keys=True).encode())
     return h.hexdigest()
 
@@ -192,7 +192,7 @@ def cover_surface(work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.
 
 def _coacd_parts(coacd, mesh: trimesh.Trimesh, cfg: ExportCfg, max_hulls: int) -> list[np.ndarray]:
     """CoACD's convex parts (vertex arrays) of a watertight ``mesh``, at most ``max_hulls``; degenerate ones dropped."""
-    full = len(mesh.faces) <= cfg.coacd_full_search_faces  # CoACD's own search where it is cheap
+    full = len(mesh.faces) <= cfg.coacd_full_search_faces  # a wider search where it is cheap
     parts = coacd.run_coacd(
         coacd.Mesh(np.asarray(mesh.vertices, dtype=np.float64), np.asarray(mesh.faces, dtype=np.int32)),
         threshold=cfg.coacd_threshold,
@@ -200,7 +200,7 @@ def _coacd_parts(coacd, mesh: trimesh.Trimesh, cfg: ExportCfg, max_hulls: int) -
         preprocess_mode="off",
         resolution=cfg.coacd_resolution,
         mcts_nodes=20 if full else cfg.coacd_mcts_nodes,
-        mcts_iterations=150 if full else cfg.coacd_mcts_iterations,
+        mcts_iterations=60 if full else cfg.coacd_mcts_iterations,
         mcts_max_depth=3 if full else cfg.coacd_mcts_depth,
         merge=True,
         decimate=False,  # hulls are cut to the vertex budget by ``limit_points`` (less surface error than CoACD's)
