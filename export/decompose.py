@@ -84,7 +84,7 @@ def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(mesh.vertices, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(mesh.faces, dtype="<i8").tobytes())
-    opts = dict(cfg.decomposition_options(), coacd=version("coacd"), format=13)
+    opts = dict(cfg.decomposition_options(), full_search=FULL_SEARCH, coacd=version("coacd"), format=13)
     h.update(json.dumps(opts, sort_keys=True).encode())
     return h.hexdigest()
 
@@ -190,6 +190,11 @@ def cover_surface(work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.
     return out
 
 
+FULL_SEARCH = {"mcts_nodes": 20, "mcts_iterations": 60, "mcts_max_depth": 3}
+"""CoACD's search for meshes of at most ``coacd_full_search_faces`` faces (why: that option's docstring); part of
+the cache key, so a change here cannot serve hulls cut with the old search."""
+
+
 def _coacd_parts(coacd, mesh: trimesh.Trimesh, cfg: ExportCfg, max_hulls: int) -> list[np.ndarray]:
     """CoACD's convex parts (vertex arrays) of a watertight ``mesh``, at most ``max_hulls``; degenerate ones dropped."""
     full = len(mesh.faces) <= cfg.coacd_full_search_faces  # a wider search where it is cheap
@@ -199,9 +204,8 @@ def _coacd_parts(coacd, mesh: trimesh.Trimesh, cfg: ExportCfg, max_hulls: int) -
         max_convex_hull=max_hulls,
         preprocess_mode="off",
         resolution=cfg.coacd_resolution,
-        mcts_nodes=20 if full else cfg.coacd_mcts_nodes,
-        mcts_iterations=60 if full else cfg.coacd_mcts_iterations,
-        mcts_max_depth=3 if full else cfg.coacd_mcts_depth,
+        **(FULL_SEARCH if full else {"mcts_nodes": cfg.coacd_mcts_nodes, "mcts_iterations": cfg.coacd_mcts_iterations,
+                                     "mcts_max_depth": cfg.coacd_mcts_depth}),
         merge=True,
         decimate=False,  # hulls are cut to the vertex budget by ``limit_points`` (less surface error than CoACD's)
         seed=cfg.seed,
