@@ -1,4 +1,5 @@
-"""Collision geometry within an engine budget: a primitive where one fits, else CoACD convex hulls.
+"""Collision geometry within an engine budget: one exact hull for a convex mesh whose hull fits the budget, else a
+primitive where one fits, else CoACD convex hulls.
 
 The watertight mesh is decimated before decomposing (CoACD's time grows with faces); CoACD merges down to
 ``max_hulls``, each hull is reduced to ``max_hull_vertices`` keeping the surface error small (``limit_points``), and
@@ -84,7 +85,7 @@ def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(mesh.vertices, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(mesh.faces, dtype="<i8").tobytes())
-    opts = dict(cfg.decomposition_options(), full_search=FULL_SEARCH, coacd=version("coacd"), format=13)
+    opts = dict(cfg.decomposition_options(), full_search=FULL_SEARCH, coacd=version("coacd"), format=14)
     h.update(json.dumps(opts, sort_keys=True).encode())
     return h.hexdigest()
 
@@ -452,6 +453,26 @@ def _load(path: Path) -> Collision | None:
         return None
 
 
+PRIMITIVE_EXACT = 1e-6
+"""A primitive this close to the surface (fraction of the diagonal: a box mesh's box) is the mesh itself."""
+
+
+def convex_in_budget(mesh: trimesh.Trimesh, max_vertices: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The convex hull of ``mesh`` (vertices, faces) if the mesh is convex (its volume is its hull's) and the hull has
+    at most ``max_vertices`` vertices: then one hull is the object exactly. It wins over a primitive that only fits
+    within tolerance: a hexagonal prism (a nut, a hex key) lies within 1.7 % of its diagonal of a cylinder, but the
+    cylinder rolls where the prism does not."""
+    from scipy.spatial import ConvexHull
+
+    v = np.asarray(mesh.vertices, dtype=np.float64)
+    if len(v) < 4 or np.linalg.matrix_rank(v - v.mean(axis=0), tol=1e-9) < 3:
+        return None
+    h = ConvexHull(v)
+    if len(h.vertices) > max_vertices or abs(h.volume - float(mesh.volume)) > 1e-9 * h.volume:
+        return None
+    return _hull(v[np.sort(h.vertices)])
+
+
 def collision_geometry(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) -> Collision:
     """Collision geometry for a watertight ``mesh`` (object frame), from the cache when possible; ``threads``: OpenMP
     threads CoACD may use (the result does not depend on it)."""
@@ -464,7 +485,13 @@ def collision_geometry(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) 
             if hit is not None:
                 return Collision(hit.primitive, hit.hulls, True, time.perf_counter() - t0)
     prim = fit_primitive(mesh, cfg.primitive_tolerance, seed=cfg.seed) if cfg.primitives else None
-    col = Collision(prim, ()) if prim is not None else Collision(None, tuple(run_coacd(mesh, cfg, threads)))
+    exact = convex_in_budget(mesh, cfg.max_hull_vertices)
+    if exact is not None and (prim is None or prim.error > PRIMITIVE_EXACT):
+        col = Collision(None, (exact,))
+    elif prim is not None:
+        col = Collision(prim, ())
+    else:
+        col = Collision(None, tuple(run_coacd(mesh, cfg, threads)))
     if path is not None:
         try:
             _save(path, col)

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import trimesh
 from real2sim.export.config import ExportCfg
-from real2sim.export.decompose import _Refiner, limit_points, refine
+from real2sim.export.decompose import _Refiner, collision_geometry, limit_points, refine
 from real2sim.export.fidelity import hull_fidelity
 from scipy.spatial import ConvexHull
 
@@ -206,3 +206,26 @@ def test_decimation_first_merges_flat_triangles_within_tolerance():
     assert np.array_equal(again[0], v) and np.array_equal(again[1], f)  # deterministic
     d = decimate(m, 600)
     assert d.is_watertight and len(d.faces) <= 600 and abs(d.volume / m.volume - 1.0) < 0.02
+
+
+def test_a_convex_mesh_within_the_budget_is_its_own_hull_not_an_approximate_primitive():
+    """A hexagonal prism lies within 1.7 % of its diagonal of a cylinder, which rolls where the prism does not: it
+    gets its exact hull. A box mesh is its box primitive exactly, and a 64-sided prism's hull (128 vertices) is over
+    the 64-vertex budget: those stay primitives."""
+    cfg = ExportCfg(cache=False)
+    hexagon = trimesh.creation.cylinder(radius=0.035, height=0.11, sections=6)
+    hexagon.apply_transform(trimesh.transformations.rotation_matrix(0.4, [1.0, 0.3, 0.0]))
+    col = collision_geometry(hexagon, cfg)
+    assert col.primitive is None and len(col.hulls) == 1
+    v, f = col.hulls[0]
+    assert len(v) == 12
+    hull = trimesh.Trimesh(v, f, process=False)
+    assert hull.is_watertight and abs(hull.volume - hexagon.volume) < 1e-12
+    assert hull_fidelity(hexagon, [hull]).hausdorff < 1e-6  # Open3D queries in float32
+    # what was used before: a cylinder primitive within tolerance
+    assert collision_geometry(hexagon, replace(cfg, max_hull_vertices=8)).primitive.kind == "cylinder"
+    assert collision_geometry(trimesh.creation.box((0.1, 0.06, 0.03)), cfg).primitive.kind == "box"
+    round_can = trimesh.creation.cylinder(radius=0.035, height=0.11, sections=64)
+    assert collision_geometry(round_can, cfg).primitive.kind == "cylinder"
+    u = _u_block()  # not convex: decomposed
+    assert len(collision_geometry(u, cfg).hulls) > 1
