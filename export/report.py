@@ -11,7 +11,8 @@ STEPS = (
     "repair each object mesh to a watertight manifold (trimesh clean-up, pymeshfix hole filling)",
     "mass, centre of mass and full inertia tensor from the watertight mesh and the density or given mass",
     "visual mesh: quadric decimation to the face budget (Open3D), vertex colours kept",
-    "collision: a primitive where one fits within tolerance, else CoACD on the decimated mesh within the hull budget",
+    "collision: the mesh's own convex hull if the mesh is convex and the hull within the vertex budget, else a "
+    "primitive where one fits within tolerance, else CoACD on the decimated mesh within the hull budget",
     "settle dynamic objects: lowest collision point onto the support top, then simulate until every object is at "
     "rest (at most 3 s); the rest poses become the `home` keyframe (objects that move > 1 cm keep their scan pose)",
     "MJCF with mujoco.MjSpec, URDF with relative mesh paths",
