@@ -19,7 +19,7 @@ def test_bench_export_quick(tmp_path):
     res = json.loads(out.read_text())
     ours = [row for row in res["rows"] if row["tool"] == "real2sim"]
     assert ours and all(row["rests"] and row["compiles"] for row in ours)
-    assert all(row["hulls"] <= 32 and row["max_hull_vertices"] <= 64 for row in ours)
+    assert all(row["hulls"] <= 32 and row["max_hull_vertices"] <= 64 and row["in_budget"] for row in ours)
     assert all(row["iou"] > 0.9 and row["hausdorff_rel"] < 0.1 for row in ours)
     assert all(row["cpu_seconds"] > 0 and row["stages"]["collision"] > 0 for row in ours)
     assert res["summary"]["median_seconds_real2sim"] > 0
@@ -28,6 +28,8 @@ def test_bench_export_quick(tmp_path):
     if peer_installed:
         p = peer[0]
         assert p["compiles"] and p["hulls"] >= 1
+        assert p["in_budget"] == (p["hulls"] <= 32 and p["max_hull_vertices"] <= 64)
+        assert res["summary"]["over_budget"]["real2sim"] == []
         assert "rest" in p and p["rest"]["drift_mm"] >= 0 and p["mass_ratio"] > 0  # its rest test and mass ran
         assert res["summary"]["speedup_median"] > 0 and "l_block" in res["summary"]["fidelity_vs_peer"]
     else:
