@@ -462,15 +462,14 @@ def convex_in_budget(mesh: trimesh.Trimesh, max_vertices: int) -> tuple[np.ndarr
     at most ``max_vertices`` vertices: then one hull is the object exactly. It wins over a primitive that only fits
     within tolerance: a hexagonal prism (a nut, a hex key) lies within 1.7 % of its diagonal of a cylinder, but the
     cylinder rolls where the prism does not."""
-    from scipy.spatial import ConvexHull
-
     v = np.asarray(mesh.vertices, dtype=np.float64)
     if len(v) < 4 or np.linalg.matrix_rank(v - v.mean(axis=0), tol=1e-9) < 3:
         return None
-    h = ConvexHull(v)
-    if len(h.vertices) > max_vertices or abs(h.volume - float(mesh.volume)) > 1e-9 * h.volume:
+    hv, hf = _hull(v)
+    if len(hv) > max_vertices:
         return None
-    return _hull(v[np.sort(h.vertices)])
+    volume = float(trimesh.Trimesh(hv, hf, process=False).volume)
+    return (hv, hf) if abs(volume - float(mesh.volume)) <= 1e-9 * volume else None
 
 
 def collision_geometry(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) -> Collision:
