@@ -35,11 +35,16 @@ def sysid_fit(prob, obj, max_iters: int) -> tuple[np.ndarray, float]:
     spec = mujoco.MjSpec.from_file(str(spec_path))
     joints = prob.train[0].joint_names
     for j in joints:
-        spec.add_sensor(name=f"{j}_pos", type=mujoco.mjtSensor.mjSENS_JOINTPOS, objtype=mujoco.mjtObj.mjOBJ_JOINT,
-                        objname=j)
+        spec.add_sensor(
+            name=f"{j}_pos",
+            type=mujoco.mjtSensor.mjSENS_JOINTPOS,
+            objtype=mujoco.mjtObj.mjOBJ_JOINT,
+            objname=j,
+        )
     model = spec.compile()
     params = sysid.ParameterDict()
     for p, x0, lo, hi in zip(prob.params, prob.x0, prob.lower, prob.upper, strict=True):
+
         def modifier(s, par, p=p):
             v = float(par.value[0])
             if p.kind == "joint":
@@ -59,8 +64,12 @@ def sysid_fit(prob, obj, max_iters: int) -> tuple[np.ndarray, float]:
                 b = np.array(a.biasprm, float)
                 b[0] = v
                 a.biasprm = b
-        params.add(sysid.Parameter(p.name, nominal=float(x0), min_value=float(lo), max_value=float(hi),
-                                   modifier=modifier))
+
+        params.add(
+            sysid.Parameter(
+                p.name, nominal=float(x0), min_value=float(lo), max_value=float(hi), modifier=modifier
+            )
+        )
     names, x0s, ctrls, sensors = [], [], [], []
     aid = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in prob.train[0].actuator_names]
     for w, (k, s) in enumerate(zip(win.log_index, win.start, strict=True)):
@@ -76,8 +85,9 @@ def sysid_fit(prob, obj, max_iters: int) -> tuple[np.ndarray, float]:
     ms = sysid.ModelSequences("bench", spec, names, x0s, ctrls, sensors)
     residual_fn = sysid.build_residual_fn(models_sequences=[ms])
     t0 = time.perf_counter()
-    opt, _ = sysid.optimize(initial_params=params, residual_fn=residual_fn, optimizer="mujoco", verbose=False,
-                            max_iters=max_iters)
+    opt, _ = sysid.optimize(
+        initial_params=params, residual_fn=residual_fn, optimizer="mujoco", verbose=False, max_iters=max_iters
+    )
     wall = time.perf_counter() - t0
     return np.array([float(opt[p.name].value[0]) for p in prob.params]), wall
 
@@ -124,9 +134,13 @@ def _published(cfg, hold) -> dict:
     p = B.load_double_pendulum_params(DFKI / "published_model_parameters.yml")
     eq = B.window_rmse(B.simulate_windows(B.double_pendulum_rhs(p), hold.sim.win), hold.sim.win)
     s = id_samples(prob.holdout, wn=0.02, order=3)
-    pred = np.einsum("nij,nj->ni", B.double_pendulum_mass(p, s.q[:, 1]), s.qdd) + B.double_pendulum_bias(p, s.q, s.qd)
-    return {"holdout_median_window_rmse": float(np.median(eq)),
-            "holdout_torque_r2": [round(float(v), 4) for v in torque_r2(pred, s.ctrl)]}
+    pred = np.einsum("nij,nj->ni", B.double_pendulum_mass(p, s.q[:, 1]), s.qdd) + B.double_pendulum_bias(
+        p, s.q, s.qd
+    )
+    return {
+        "holdout_median_window_rmse": float(np.median(eq)),
+        "holdout_torque_r2": [round(float(v), 4) for v in torque_r2(pred, s.ctrl)],
+    }
 
 
 def _inverse_physical(cfg, torque) -> dict:
@@ -140,13 +154,24 @@ def _inverse_physical(cfg, torque) -> dict:
     from real2sim.calibration.run import build_problem, make_objective
     from real2sim.calibration.simulate import clone
 
-    icfg = replace(_logged_velocity_cfg(cfg), fit=cfg.fit + ("body:*.com", "body:*.inertia"), method="inverse")
+    icfg = replace(
+        _logged_velocity_cfg(cfg), fit=cfg.fit + ("body:*.com", "body:*.inertia"), method="inverse"
+    )
     prob = build_problem(icfg)
     t0 = time.perf_counter()
     s = id_samples(prob.train, wn=0.02, order=3)
     tr = prob.train[0]
-    values, _ = fit_inverse(prob.model, prob.params, prob.x0, prob.lower, prob.upper, s, tr.joint_names,
-                            tr.actuator_names, log_mask=prob.log_mask)
+    values, _ = fit_inverse(
+        prob.model,
+        prob.params,
+        prob.x0,
+        prob.lower,
+        prob.upper,
+        s,
+        tr.joint_names,
+        tr.actuator_names,
+        log_mask=prob.log_mask,
+    )
     wall = time.perf_counter() - t0
     wprob = build_problem(replace(cfg, fit=icfg.fit))  # windows initialised exactly as for the other rows
     hold = make_objective(wprob, wprob.holdout, cfg)
@@ -159,13 +184,25 @@ def _inverse_physical(cfg, torque) -> dict:
     # diagnostic only: the same model class fitted on the held-out runs themselves bounds what any fit on
     # other runs can reach there
     s_ho = id_samples(prob.holdout, wn=0.02, order=3)
-    ceiling, _ = fit_inverse(prob.model, prob.params, prob.x0, prob.lower, prob.upper, s_ho, tr.joint_names,
-                             tr.actuator_names, log_mask=prob.log_mask)
-    return {"wall_s": round(wall, 3), "holdout_median_window_rmse": float(np.median(eq)),
-            "holdout_torque_r2": torque(prob.params, values), "physical": all(is_physical(phi_of(m, b))
-                                                                               for b in bodies),
-            "values": {p.name: float(v) for p, v in zip(prob.params, values, strict=True)},
-            "ceiling_fit_on_holdout_torque_r2": torque(prob.params, ceiling)}
+    ceiling, _ = fit_inverse(
+        prob.model,
+        prob.params,
+        prob.x0,
+        prob.lower,
+        prob.upper,
+        s_ho,
+        tr.joint_names,
+        tr.actuator_names,
+        log_mask=prob.log_mask,
+    )
+    return {
+        "wall_s": round(wall, 3),
+        "holdout_median_window_rmse": float(np.median(eq)),
+        "holdout_torque_r2": torque(prob.params, values),
+        "physical": all(is_physical(phi_of(m, b)) for b in bodies),
+        "values": {p.name: float(v) for p, v in zip(prob.params, values, strict=True)},
+        "ceiling_fit_on_holdout_torque_r2": torque(prob.params, ceiling),
+    }
 
 
 def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float]) -> dict:
@@ -180,6 +217,8 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
       min_j(R²_j − published R²_j) over w says how far above the published model on both joints any fit of this
       class, on any data, could land.
     """
+    from scipy.optimize import lsq_linear
+
     from real2sim.calibration import baselines as B
     from real2sim.calibration.inverse import (
         build_regressor,
@@ -188,7 +227,6 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
         regressor_residual,
         torque_r2,
     )
-    from scipy.optimize import lsq_linear
 
     hprob = build_problem_logged(cfg)
     s = id_samples(hprob.holdout, wn=0.02, order=3)
@@ -205,12 +243,15 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
     y = s.ctrl.T  # applied torque per joint (gear 1)
     sst = np.array([np.sum((y[j] - y[j].mean()) ** 2) for j in range(nj)])
     pub = B.load_double_pendulum_params(DFKI / "published_model_parameters.yml")
-    pred_pub = np.einsum("nij,nj->ni", B.double_pendulum_mass(pub, s.q[:, 1]), s.qdd) + B.double_pendulum_bias(
-        pub, s.q, s.qd)
+    pred_pub = np.einsum(
+        "nij,nj->ni", B.double_pendulum_mass(pub, s.q[:, 1]), s.qdd
+    ) + B.double_pendulum_bias(pub, s.q, s.qd)
     res = {"published": (pred_pub - s.ctrl).T, "real2sim": (r0 + A @ (x_t - x0)).reshape(nj, n)}
     spike = np.abs(res["published"]) > 1.0
 
-    def r2_1d(e: np.ndarray, yj: np.ndarray) -> float:  # R² of one joint from its residual e = predicted - torque
+    def r2_1d(
+        e: np.ndarray, yj: np.ndarray
+    ) -> float:  # R² of one joint from its residual e = predicted - torque
         return torque_r2((yj + e)[:, None], yj[:, None])[0]
 
     def r2(e, m):
@@ -222,8 +263,9 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
         runs[Path(path).name] = {name: r2(e, m) for name, e in res.items()}
     spikes = {"fraction_of_samples": [round(float(spike[j].mean()), 4) for j in range(nj)]}
     for name, e in res.items():
-        spikes[f"{name}_sse_share"] = [round(float(np.sum(e[j][spike[j]] ** 2) / np.sum(e[j] ** 2)), 4)
-                                       for j in range(nj)]
+        spikes[f"{name}_sse_share"] = [
+            round(float(np.sum(e[j][spike[j]] ** 2) / np.sum(e[j] ** 2)), 4) for j in range(nj)
+        ]
         spikes[f"{name}_r2_without"] = [round(r2_1d(e[j][~spike[j]], y[j][~spike[j]]), 4) for j in range(nj)]
     best = None
     for w in np.linspace(0.05, 0.95, 19):
@@ -233,10 +275,17 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
         pair = [r2_1d(e[j], y[j]) for j in range(nj)]
         margin = min(a - b for a, b in zip(pair, published_r2, strict=True))
         if best is None or margin > best["margin"]:
-            best = {"margin": round(margin, 4), "weight_joint1": round(float(w), 2),
-                    "torque_r2": [round(v, 4) for v in pair]}
-    return {"per_run_torque_r2": runs, "spikes_over_1Nm": spikes, "class_headroom_fit_on_holdout": best,
-            "affine_check_max_abs": float(affine)}
+            best = {
+                "margin": round(margin, 4),
+                "weight_joint1": round(float(w), 2),
+                "torque_r2": [round(v, 4) for v in pair],
+            }
+    return {
+        "per_run_torque_r2": runs,
+        "spikes_over_1Nm": spikes,
+        "class_headroom_fit_on_holdout": best,
+        "affine_check_max_abs": float(affine),
+    }
 
 
 def build_problem_logged(cfg):
@@ -248,7 +297,6 @@ def build_problem_logged(cfg):
 def run(quick: bool) -> dict:
     from real2sim.calibration.fit import cost_of, fit_bounded
     from real2sim.calibration.run import CalibrateCfg, build_problem, make_objective
-
     from real2sim.params import ParamSpec
 
     if quick:
@@ -256,11 +304,22 @@ def run(quick: bool) -> dict:
 
         tmp = Path(tempfile.mkdtemp(prefix="r2s_bench_"))
         write_robot(tmp, seed=0, noise=True)
-        specs = tuple(ParamSpec(n, lower=0.0, upper=1.0, initial=v * 1.5) for n, v in TRUE_PARAMS.items()
-                      if not n.startswith("delay"))
-        cfg = CalibrateCfg(model=tmp / "robot/double_pendulum.xml", logs=(tmp / "logs/excite_00.csv",),
-                           holdout=(tmp / "logs/excite_03.csv",), map=tmp / "logs/map.toml", fit=(), specs=specs,
-                           max_windows=6, qvel_weight=0.0, max_nfev=15)
+        specs = tuple(
+            ParamSpec(n, lower=0.0, upper=1.0, initial=v * 1.5)
+            for n, v in TRUE_PARAMS.items()
+            if not n.startswith("delay")
+        )
+        cfg = CalibrateCfg(
+            model=tmp / "robot/double_pendulum.xml",
+            logs=(tmp / "logs/excite_00.csv",),
+            holdout=(tmp / "logs/excite_03.csv",),
+            map=tmp / "logs/map.toml",
+            fit=(),
+            specs=specs,
+            max_windows=6,
+            qvel_weight=0.0,
+            max_nfev=15,
+        )
         max_iters = 5
         dataset = "sample robot (noisy), 6 joint parameters"
     else:
@@ -268,12 +327,17 @@ def run(quick: bool) -> dict:
         if not D.is_dir():
             raise SystemExit(f"DFKI data not found at {D}")
         M = ROOT / "calibration" / "models"
-        cfg = CalibrateCfg(model=M / "double_pendulum_c0.xml",
-                           logs=tuple(D / f"trajectory_0{i}.csv.gz" for i in range(5)),
-                           holdout=tuple(D / f"trajectory_{i}.csv.gz" for i in ("05", "06", "12", "13")),
-                           map=M / "double_pendulum_c0_map.toml",
-                           fit=("joint:*.damping", "joint:*.frictionloss", "joint:*.armature", "body:*.mass"),
-                           qvel_weight=0.0, qvel_from_qpos=True, smooth_qvel_wn=0.1, max_windows=100)
+        cfg = CalibrateCfg(
+            model=M / "double_pendulum_c0.xml",
+            logs=tuple(D / f"trajectory_0{i}.csv.gz" for i in range(5)),
+            holdout=tuple(D / f"trajectory_{i}.csv.gz" for i in ("05", "06", "12", "13")),
+            map=M / "double_pendulum_c0_map.toml",
+            fit=("joint:*.damping", "joint:*.frictionloss", "joint:*.armature", "body:*.mass"),
+            qvel_weight=0.0,
+            qvel_from_qpos=True,
+            smooth_qvel_wn=0.1,
+            max_windows=100,
+        )
         max_iters = 20
         dataset = "DFKI double pendulum C.0, 8 parameters, 100 windows of 0.5 s"
     prob = build_problem(cfg)
@@ -293,15 +357,19 @@ def run(quick: bool) -> dict:
         cost = cost_of(obj(r["values"][None])[0])
         eq, _ = hold.window_rmse(r["values"])
         result["methods"][name] = {
-            "wall_s": round(r["wall_s"], 3), "final_cost": cost, "holdout_median_window_rmse": float(np.median(eq)),
-            "values": {p.name: float(v) for p, v in zip(prob.params, r["values"], strict=True)}}
+            "wall_s": round(r["wall_s"], 3),
+            "final_cost": cost,
+            "holdout_median_window_rmse": float(np.median(eq)),
+            "values": {p.name: float(v) for p, v in zip(prob.params, r["values"], strict=True)},
+        }
         if torque is not None:
             result["methods"][name]["holdout_torque_r2"] = torque(prob.params, r["values"])
     if not quick:
         result["inverse_physical"] = _inverse_physical(cfg, torque)
         result["published"] = _published(cfg, hold)
-        result["diagnostics"] = _heldout_diagnostics(prob, cfg, rows["real2sim"]["values"],
-                                                     result["published"]["holdout_torque_r2"])
+        result["diagnostics"] = _heldout_diagnostics(
+            prob, cfg, rows["real2sim"]["values"], result["published"]["holdout_torque_r2"]
+        )
     m = result["methods"]
     result["speedup"] = m["mujoco.sysid"]["wall_s"] / max(m["real2sim"]["wall_s"], 1e-9)
     result["cost_ratio"] = m["real2sim"]["final_cost"] / max(m["mujoco.sysid"]["final_cost"], 1e-300)
@@ -323,7 +391,9 @@ def main() -> None:
     for c in ("method", "wall [s]", "final cost", "held-out median RMSE [rad]"):
         table.add_column(c)
     for name, m in res["methods"].items():
-        table.add_row(name, f"{m['wall_s']:.2f}", f"{m['final_cost']:.6g}", f"{m['holdout_median_window_rmse']:.5f}")
+        table.add_row(
+            name, f"{m['wall_s']:.2f}", f"{m['final_cost']:.6g}", f"{m['holdout_median_window_rmse']:.5f}"
+        )
     con = Console()
     con.print(table)
     con.print(f"speed-up real2sim vs mujoco.sysid: {res['speedup']:.2f}x; cost ratio {res['cost_ratio']:.4f}")
@@ -332,27 +402,38 @@ def main() -> None:
         for c in ("model", "median 0.5 s window RMSE [rad]", "torque R² joint 1", "torque R² joint 2"):
             t2.add_column(c)
         rows = [("published (own equations)", res["published"])]
-        rows += [(f"{k} (trajectory fit)" if k != "initial" else "initial MJCF", v) for k, v in res["methods"].items()]
+        rows += [
+            (f"{k} (trajectory fit)" if k != "initial" else "initial MJCF", v)
+            for k, v in res["methods"].items()
+        ]
         rows.append(("real2sim inverse dynamics, physical link inertias", res["inverse_physical"]))
         for name, r in rows:
             r2 = r["holdout_torque_r2"]
             t2.add_row(name, f"{r['holdout_median_window_rmse']:.5f}", f"{r2[0]:.4f}", f"{r2[1]:.4f}")
         con.print(t2)
         c = res["inverse_physical"]["ceiling_fit_on_holdout_torque_r2"]
-        con.print(f"diagnostic: same model class fitted on the held-out runs themselves: torque R² {c[0]:.4f} / "
-                  f"{c[1]:.4f}")
+        con.print(
+            f"diagnostic: same model class fitted on the held-out runs themselves: torque R² {c[0]:.4f} / "
+            f"{c[1]:.4f}"
+        )
         d = res["diagnostics"]
         for run_name, r in d["per_run_torque_r2"].items():
-            con.print(f"  {run_name}: torque R² published {r['published'][0]:.4f} / {r['published'][1]:.4f}, "
-                      f"trajectory fit {r['real2sim'][0]:.4f} / {r['real2sim'][1]:.4f}")
+            con.print(
+                f"  {run_name}: torque R² published {r['published'][0]:.4f} / {r['published'][1]:.4f}, "
+                f"trajectory fit {r['real2sim'][0]:.4f} / {r['real2sim'][1]:.4f}"
+            )
         sp = d["spikes_over_1Nm"]
-        con.print(f"  samples with a published-model torque residual > 1 N·m: {100 * sp['fraction_of_samples'][0]:.1f} % / "
-                  f"{100 * sp['fraction_of_samples'][1]:.1f} % of samples carry {100 * sp['published_sse_share'][0]:.0f} % / "
-                  f"{100 * sp['published_sse_share'][1]:.0f} % of the published model's held-out squared residual")
+        con.print(
+            f"  samples with a published-model torque residual > 1 N·m: {100 * sp['fraction_of_samples'][0]:.1f} % / "
+            f"{100 * sp['fraction_of_samples'][1]:.1f} % of samples carry {100 * sp['published_sse_share'][0]:.0f} % / "
+            f"{100 * sp['published_sse_share'][1]:.0f} % of the published model's held-out squared residual"
+        )
         h = d["class_headroom_fit_on_holdout"]
-        con.print(f"  headroom: the fitted parameter class, fitted on the held-out runs themselves with the best joint "
-                  f"weighting, beats the published R² on both joints by at most {h['margin']:+.4f} "
-                  f"({h['torque_r2'][0]:.4f} / {h['torque_r2'][1]:.4f})")
+        con.print(
+            f"  headroom: the fitted parameter class, fitted on the held-out runs themselves with the best joint "
+            f"weighting, beats the published R² on both joints by at most {h['margin']:+.4f} "
+            f"({h['torque_r2'][0]:.4f} / {h['torque_r2'][1]:.4f})"
+        )
     if args.json:
         args.json.write_text(json.dumps(res, indent=2) + "\n")
 

@@ -109,6 +109,7 @@ def _package_collision(pkg_dir: Path, name: str) -> tuple[list[trimesh.Trimesh],
     """Collision geometry (group 3) of body ``name`` in the exported MJCF as meshes in the object frame, and its kind
     (``hulls`` or the primitive's name)."""
     import mujoco
+
     from real2sim.export.validate import _body_geoms, _geom_mesh
 
     model = mujoco.MjModel.from_xml_path(str(pkg_dir / "scene.xml"))
@@ -125,11 +126,10 @@ def _cpu() -> float:
 
 
 def run_ours(name: str, mesh: trimesh.Trimesh, work: Path) -> dict:
+    from real2sim.errors import Real2SimError
     from real2sim.export.config import ExportCfg
     from real2sim.export.package import export_scene
     from real2sim.export.repair import repair_mesh
-
-    from real2sim.errors import Real2SimError
     from real2sim.scene import Scene, SceneObject, Support
 
     cfg = ExportCfg(workers=1, cache=False, render=True)
@@ -147,14 +147,26 @@ def run_ours(name: str, mesh: trimesh.Trimesh, work: Path) -> dict:
     wall, cpu = time.perf_counter() - t0, _cpu() - c0
     lg.removeHandler(timings)
     ref = repair_mesh(mesh, name).mesh
-    row = {"tool": "real2sim", "mesh": name, "seconds": wall, "cpu_seconds": cpu,
-           "stages": {k: round(v, 3) for k, v in timings.stages.items()},
-           "compiles": ok or "mjcf compiles" not in why, "rests": ok, "mass_ratio": 1.0, "note": why[:200],
-           "_ref": ref}
+    row = {
+        "tool": "real2sim",
+        "mesh": name,
+        "seconds": wall,
+        "cpu_seconds": cpu,
+        "stages": {k: round(v, 3) for k, v in timings.stages.items()},
+        "compiles": ok or "mjcf compiles" not in why,
+        "rests": ok,
+        "mass_ratio": 1.0,
+        "note": why[:200],
+        "_ref": ref,
+    }
     if ok:
         hulls, kind = _package_collision(work / f"ours_{name}", name)
-        row.update(hulls=len(hulls), kind=kind, max_hull_vertices=max(len(h.vertices) for h in hulls) if
-                   kind == "hulls" else 0, _hulls=hulls)
+        row.update(
+            hulls=len(hulls),
+            kind=kind,
+            max_hull_vertices=max(len(h.vertices) for h in hulls) if kind == "hulls" else 0,
+            _hulls=hulls,
+        )
     return row
 
 
@@ -176,8 +188,12 @@ def rest_test(xml: Path, seconds: float = 5.0) -> dict:
         mujoco.mj_step(model, data)
     nwarn = int(sum(w.number for w in data.warning))
     drift = float(np.linalg.norm(data.xpos[body] - x0))
-    return {"warnings": nwarn, "penetration_mm": pen * 1e3, "drift_mm": drift * 1e3,
-            "rests": nwarn == 0 and pen <= 1e-3 and drift < 1e-3}
+    return {
+        "warnings": nwarn,
+        "penetration_mm": pen * 1e3,
+        "drift_mm": drift * 1e3,
+        "rests": nwarn == 0 and pen <= 1e-3 and drift < 1e-3,
+    }
 
 
 def run_peer(name: str, mesh: trimesh.Trimesh, ref: trimesh.Trimesh, work: Path, timeout: float) -> dict:
@@ -187,19 +203,48 @@ def run_peer(name: str, mesh: trimesh.Trimesh, ref: trimesh.Trimesh, work: Path,
     mesh.export(d / f"{name}.obj")
     t0, c0 = time.perf_counter(), _cpu()
     try:
-        r = subprocess.run([exe, "--obj-dir", str(d), "--decompose", "--save-mjcf", "--compile-model", "--overwrite",
-                            "--add-free-joint"], capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run(
+            [
+                exe,
+                "--obj-dir",
+                str(d),
+                "--decompose",
+                "--save-mjcf",
+                "--compile-model",
+                "--overwrite",
+                "--add-free-joint",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
-        return {"tool": "obj2mjcf", "mesh": name, "seconds": timeout, "cpu_seconds": float("nan"),
-                "timed_out": True, "compiles": None, "rests": None, "note": f"timeout {timeout:.0f} s (counted as >=)"}
+        return {
+            "tool": "obj2mjcf",
+            "mesh": name,
+            "seconds": timeout,
+            "cpu_seconds": float("nan"),
+            "timed_out": True,
+            "compiles": None,
+            "rests": None,
+            "note": f"timeout {timeout:.0f} s (counted as >=)",
+        }
     wall, cpu = time.perf_counter() - t0, _cpu() - c0
     hull_files = sorted((d / name).glob(f"{name}_collision_*.obj"))
     hulls = [trimesh.load(f, process=False, force="mesh") for f in hull_files]
     hulls = [h.convex_hull for h in hulls if len(h.vertices) >= 4]
-    out = {"tool": "obj2mjcf", "mesh": name, "seconds": wall, "cpu_seconds": cpu, "timed_out": False,
-           "hulls": len(hulls), "kind": "hulls",
-           "compiles": r.returncode == 0 and "compiled successfully" in (r.stdout + r.stderr), "rests": None,
-           "note": "" if r.returncode == 0 else (r.stderr.strip().splitlines() or ["failed"])[-1][:200]}
+    out = {
+        "tool": "obj2mjcf",
+        "mesh": name,
+        "seconds": wall,
+        "cpu_seconds": cpu,
+        "timed_out": False,
+        "hulls": len(hulls),
+        "kind": "hulls",
+        "compiles": r.returncode == 0 and "compiled successfully" in (r.stdout + r.stderr),
+        "rests": None,
+        "note": "" if r.returncode == 0 else (r.stderr.strip().splitlines() or ["failed"])[-1][:200],
+    }
     if hulls:
         out.update(max_hull_vertices=max(len(h.vertices) for h in hulls), _hulls=hulls)
     xml = d / name / f"{name}.xml"
@@ -224,8 +269,11 @@ def add_fidelity(ref: trimesh.Trimesh, rows: list[dict]) -> None:
     from real2sim.export.fidelity import Surface, _halfspaces, _inside_any, hull_fidelity, volume_overlap
 
     sets = [r.pop("_hulls", None) for r in rows]
-    boxes = [ref.bounds] + [np.array([np.min([h.bounds[0] for h in hs], axis=0), np.max([h.bounds[1] for h in hs],
-                                                                                        axis=0)]) for hs in sets if hs]
+    boxes = [ref.bounds] + [
+        np.array([np.min([h.bounds[0] for h in hs], axis=0), np.max([h.bounds[1] for h in hs], axis=0)])
+        for hs in sets
+        if hs
+    ]
     lo, hi = np.min([b[0] for b in boxes], axis=0), np.max([b[1] for b in boxes], axis=0)
     x = np.random.default_rng(0).uniform(lo, hi, size=(VOLUME_SAMPLES, 3))
     in_m = Surface([ref], np.asarray(ref.bounds, dtype=np.float64).mean(axis=0)).inside(x)
@@ -256,28 +304,37 @@ def mark_budget(rows: list[dict]) -> None:
     for r in rows:
         if "hulls" in r:
             r["in_budget"] = r.get("kind") not in (None, "hulls") or (
-                r["hulls"] <= cfg.max_hulls and r.get("max_hull_vertices", 0) <= cfg.max_hull_vertices)
+                r["hulls"] <= cfg.max_hulls and r.get("max_hull_vertices", 0) <= cfg.max_hull_vertices
+            )
 
 
 def summarize(rows: list[dict], cold: float) -> dict:
     ours = {r["mesh"]: r for r in rows if r["tool"] == "real2sim"}
     peer = {r["mesh"]: r for r in rows if r["tool"] == "obj2mjcf"}
-    out: dict = {"load_average_at_end": [round(x, 2) for x in os.getloadavg()],
-                 "median_seconds_real2sim": statistics.median(r["seconds"] for r in ours.values()),
-                 "median_cpu_seconds_real2sim": statistics.median(r["cpu_seconds"] for r in ours.values()),
-                 "cold_start_seconds_real2sim": cold}
+    out: dict = {
+        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        "median_seconds_real2sim": statistics.median(r["seconds"] for r in ours.values()),
+        "median_cpu_seconds_real2sim": statistics.median(r["cpu_seconds"] for r in ours.values()),
+        "cold_start_seconds_real2sim": cold,
+    }
     both = [m for m in ours if m in peer]
     if both:
         ratios = [peer[m]["seconds"] / ours[m]["seconds"] for m in both]
         done = [m for m in both if not peer[m].get("timed_out")]
         if done:
-            out["speedup_median_cpu"] = statistics.median(peer[m]["cpu_seconds"] / ours[m]["cpu_seconds"] for m in done)
+            out["speedup_median_cpu"] = statistics.median(
+                peer[m]["cpu_seconds"] / ours[m]["cpu_seconds"] for m in done
+            )
         out["median_seconds_obj2mjcf"] = statistics.median(peer[m]["seconds"] for m in both)
-        out["speedup_median"] = statistics.median(ratios)  # like-for-like, per mesh; timeouts count as >= timeout
+        out["speedup_median"] = statistics.median(
+            ratios
+        )  # like-for-like, per mesh; timeouts count as >= timeout
         out["speedup_min"] = min(ratios)
         out["peer_timeouts"] = sum(bool(peer[m].get("timed_out")) for m in both)
-        out["over_budget"] = {"real2sim": sorted(m for m in both if ours[m].get("in_budget") is False),
-                              "obj2mjcf": sorted(m for m in both if peer[m].get("in_budget") is False)}
+        out["over_budget"] = {
+            "real2sim": sorted(m for m in both if ours[m].get("in_budget") is False),
+            "obj2mjcf": sorted(m for m in both if peer[m].get("in_budget") is False),
+        }
         verdict = {}
         for m in both:
             p, o = peer[m], ours[m]
@@ -312,7 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     load_start = [round(x, 2) for x in os.getloadavg()]  # the machine is shared: say how busy it was
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()  # imports + first export in this process, reported apart from per-object times
+        t0 = (
+            time.perf_counter()
+        )  # imports + first export in this process, reported apart from per-object times
         warm = l_block()  # non-convex, so the cold start includes CoACD's and Open3D's imports
         warm.apply_scale(0.5)
         run_ours("warmup", _base_at_zero(warm), Path(tmp))
@@ -342,8 +401,23 @@ def _table(rows: list[dict], summary: dict | None) -> None:
     from rich.table import Table
 
     t = Table(title="export benchmark (fidelity vs the watertight mesh)")
-    for c in ("mesh", "tool", "wall [s]", "cpu [s]", "hulls", "max verts", "in budget", "Hausdorff [mm]", "H/diag", "vol ratio",
-              "IoU", "mass ratio", "compiles", "rests 5 s", "drift [mm]"):
+    for c in (
+        "mesh",
+        "tool",
+        "wall [s]",
+        "cpu [s]",
+        "hulls",
+        "max verts",
+        "in budget",
+        "Hausdorff [mm]",
+        "H/diag",
+        "vol ratio",
+        "IoU",
+        "mass ratio",
+        "compiles",
+        "rests 5 s",
+        "drift [mm]",
+    ):
         t.add_column(c)
 
     def f(x, fmt):
@@ -352,12 +426,23 @@ def _table(rows: list[dict], summary: dict | None) -> None:
     for r in rows:
         secs = f(r.get("seconds"), ".2f") + (" (timeout)" if r.get("timed_out") else "")
         drift = r["rest"]["drift_mm"] if "rest" in r else None
-        t.add_row(r["mesh"], r["tool"], secs, f(r.get("cpu_seconds"), ".2f"), f"{r.get('hulls', '-')}"
-                  + (f" ({r['kind']})" if r.get("kind") not in (None, "hulls") else ""),
-                  f"{r.get('max_hull_vertices', '-')}", str(r.get("in_budget", "-")), f(r.get("hausdorff_mm"), ".2f"),
-                  f(r.get("hausdorff_rel"), ".3f"), f(r.get("volume_ratio"), ".3f"), f(r.get("iou"), ".3f"),
-                  f(r.get("mass_ratio"), ".2f"), str(r.get("compiles", "-")), str(r.get("rests", "-")),
-                  f(drift, ".3f"))
+        t.add_row(
+            r["mesh"],
+            r["tool"],
+            secs,
+            f(r.get("cpu_seconds"), ".2f"),
+            f"{r.get('hulls', '-')}" + (f" ({r['kind']})" if r.get("kind") not in (None, "hulls") else ""),
+            f"{r.get('max_hull_vertices', '-')}",
+            str(r.get("in_budget", "-")),
+            f(r.get("hausdorff_mm"), ".2f"),
+            f(r.get("hausdorff_rel"), ".3f"),
+            f(r.get("volume_ratio"), ".3f"),
+            f(r.get("iou"), ".3f"),
+            f(r.get("mass_ratio"), ".2f"),
+            str(r.get("compiles", "-")),
+            str(r.get("rests", "-")),
+            f(drift, ".3f"),
+        )
     c = Console(width=190)
     c.print(t)
     for r in rows:

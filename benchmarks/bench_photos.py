@@ -162,7 +162,9 @@ def _print(rows: list[dict]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="6 temple views, poses only (CI smoke)")
-    ap.add_argument("--session", type=Path, default=SAMPLE, help="sample session folder (default sample_data)")
+    ap.add_argument(
+        "--session", type=Path, default=SAMPLE, help="sample session folder (default sample_data)"
+    )
     ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
     args = ap.parse_args(argv)
     rows: list[dict] = []

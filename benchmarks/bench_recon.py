@@ -106,18 +106,30 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
     args = ap.parse_args()
     import open3d  # noqa: F401  (import cost outside the timings)
+
     from real2sim.recon.pointcloud_io import read_points
 
     cases: list[tuple[str, np.ndarray]] = [("synthetic_30k" if args.quick else "synthetic_300k",
                                             synthetic_tabletop(30_000 if args.quick else 300_000))]  # fmt: skip
     if not args.quick and SHARED.is_dir():
-        for f in ("osd_tabletop/test0.pcd", "osd_tabletop/test36.pcd", "pcl_mug/table_scene_mug_stereo_textured.pcd"):
+        for f in (
+            "osd_tabletop/test0.pcd",
+            "osd_tabletop/test36.pcd",
+            "pcl_mug/table_scene_mug_stereo_textured.pcd",
+        ):
             t0 = time.perf_counter()
             c = read_points(SHARED / f)
             cases.append((f"{Path(f).stem} (read {time.perf_counter() - t0:.2f}s)", c.points[c.valid_mask()]))
     rows = []
     for name, pts in cases:
-        rows.append({"input": name, "points": len(pts), "real2sim": ours(pts, name, args.quick), "open3d_baseline": baseline(pts)})
+        rows.append(
+            {
+                "input": name,
+                "points": len(pts),
+                "real2sim": ours(pts, name, args.quick),
+                "open3d_baseline": baseline(pts),
+            }
+        )
     from rich.console import Console
     from rich.table import Table
 
@@ -126,7 +138,9 @@ def main() -> None:
         tab.add_column(col)
     for r in rows:
         a, b = r["real2sim"], r["open3d_baseline"]
-        cells = [f"{a.get(k, 0):.2f} | {b.get(k, 0):.2f}" for k in ("support", "segment", "mesh", "total", "cpu")]
+        cells = [
+            f"{a.get(k, 0):.2f} | {b.get(k, 0):.2f}" for k in ("support", "segment", "mesh", "total", "cpu")
+        ]
         tab.add_row(r["input"], str(r["points"]), *cells, f"{a['objects']} | {b['objects']}",
                     f"{a['watertight']} | {b['watertight']}")  # fmt: skip
     Console().print(tab)

@@ -7,16 +7,26 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
 from real2sim.calibration.simulate import Windows
 
 G = 9.81
 
-SIMPLE_PENDULUM_PUBLISHED = {"J": 6.259e-02, "mcx": 1.022e-01, "Fv": 4.707e-02, "Fc": 1.839e-01, "offset": -7.586e-02}
+SIMPLE_PENDULUM_PUBLISHED = {
+    "J": 6.259e-02,
+    "mcx": 1.022e-01,
+    "Fv": 4.707e-02,
+    "Fc": 1.839e-01,
+    "offset": -7.586e-02,
+}
 
 
 def simple_pendulum_rhs(p: dict) -> Callable:
     def f(q, qd, tau):
-        return (tau - p["offset"] - p["mcx"] * G * np.sin(q) - p["Fv"] * qd - p["Fc"] * np.arctan(100 * qd)) / p["J"]
+        return (
+            tau - p["offset"] - p["mcx"] * G * np.sin(q) - p["Fv"] * qd - p["Fc"] * np.arctan(100 * qd)
+        ) / p["J"]
+
     return f
 
 
@@ -28,8 +38,14 @@ def load_double_pendulum_params(path: Path) -> dict:
 
 def double_pendulum_mass(p: dict, q2: np.ndarray) -> np.ndarray:
     c2 = np.cos(q2)
-    m11 = p["I1"] + p["I2"] + p["m2"] * p["l1"] ** 2 + 2 * p["m2"] * p["l1"] * p["r2"] * c2 + p["gr"] ** 2 * p["Ir"] \
+    m11 = (
+        p["I1"]
+        + p["I2"]
+        + p["m2"] * p["l1"] ** 2
+        + 2 * p["m2"] * p["l1"] * p["r2"] * c2
+        + p["gr"] ** 2 * p["Ir"]
         + p["Ir"]
+    )
     m12 = p["I2"] + p["m2"] * p["l1"] * p["r2"] * c2 - p["gr"] * p["Ir"]
     m22 = p["I2"] + p["gr"] ** 2 * p["Ir"]
     return np.stack([np.stack([m11, m12], -1), np.stack([m12, m22 * np.ones_like(m11)], -1)], -2)
@@ -41,8 +57,8 @@ def double_pendulum_bias(p: dict, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
     d1, d2 = qd[..., 0], qd[..., 1]
     s2 = np.sin(q2)
     h = p["m2"] * p["l1"] * p["r2"] * s2
-    c1 = -2 * h * d1 * d2 - h * d2 ** 2
-    c2 = h * d1 ** 2
+    c1 = -2 * h * d1 * d2 - h * d2**2
+    c2 = h * d1**2
     g1 = G * (p["m1"] * p["r1"] + p["m2"] * p["l1"]) * np.sin(q1) + G * p["m2"] * p["r2"] * np.sin(q1 + q2)
     g2 = G * p["m2"] * p["r2"] * np.sin(q1 + q2)
     f1 = p["b1"] * d1 + p["cf1"] * np.arctan(100 * d1)
@@ -54,6 +70,7 @@ def double_pendulum_rhs(p: dict) -> Callable:
     def f(q, qd, tau):
         m = double_pendulum_mass(p, q[..., 1])
         return np.linalg.solve(m, (tau - double_pendulum_bias(p, q, qd))[..., None])[..., 0]
+
     return f
 
 
@@ -65,8 +82,12 @@ def simulate_windows(rhs: Callable, win: Windows, h: float = 0.001) -> np.ndarra
     q = np.stack([win.trajs[k].qpos[s] for k, s in zip(win.log_index, win.start, strict=True)])
     v = np.stack([win.trajs[k].qvel[s] for k, s in zip(win.log_index, win.start, strict=True)])
     t0 = np.array([win.trajs[k].time[s] for k, s in zip(win.log_index, win.start, strict=True)])
-    rel = np.stack([win.trajs[k].time[s + 1: s + L] - win.trajs[k].time[s]
-                    for k, s in zip(win.log_index, win.start, strict=True)])
+    rel = np.stack(
+        [
+            win.trajs[k].time[s + 1 : s + L] - win.trajs[k].time[s]
+            for k, s in zip(win.log_index, win.start, strict=True)
+        ]
+    )
     nstep = int(np.ceil(rel.max() / h - 1e-9))
     qs = np.zeros((nstep + 1, W, nj))
     qs[0] = q
@@ -96,6 +117,7 @@ def simulate_windows(rhs: Callable, win: Windows, h: float = 0.001) -> np.ndarra
 
 
 def window_rmse(pred: np.ndarray, win: Windows) -> np.ndarray:
-    meas = np.stack([win.trajs[k].qpos[s + 1: s + win.length] for k, s in zip(win.log_index, win.start,
-                                                                                 strict=True)])
+    meas = np.stack(
+        [win.trajs[k].qpos[s + 1 : s + win.length] for k, s in zip(win.log_index, win.start, strict=True)]
+    )
     return np.sqrt(np.mean((pred - meas) ** 2, axis=(1, 2)))

@@ -4,8 +4,8 @@ model needs for the measured motion (inverse dynamics); refined later as a fitte
 from __future__ import annotations
 
 import numpy as np
-from real2sim.calibration.inverse import id_samples, joint_torques
 
+from real2sim.calibration.inverse import id_samples, joint_torques
 from real2sim.trajectory import Trajectory
 
 
@@ -23,7 +23,9 @@ def estimate_delays(model, trajs: list[Trajectory], max_delay: float = 0.1, wn: 
     lags = np.arange(0, int(max_delay / dt) + 1)
     for a, name in enumerate(acts):
         aid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, name)
-        j = joints.index(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, int(model.actuator_trnid[aid, 0])))
+        j = joints.index(
+            mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, int(model.actuator_trnid[aid, 0]))
+        )
         scores = []
         for lag in lags:
             num = den1 = den2 = 0.0

@@ -35,8 +35,17 @@ def cost_of(r: np.ndarray) -> float:
     return 0.5 * float(np.dot(r, r))
 
 
-def fit_bounded(fun: BatchFn, x0: np.ndarray, lower: np.ndarray, upper: np.ndarray, log_mask: np.ndarray,
-                max_nfev: int = 60, rel_step: float = 1e-3, ftol: float = 1e-10, xtol: float = 1e-10) -> FitOutput:
+def fit_bounded(
+    fun: BatchFn,
+    x0: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    log_mask: np.ndarray,
+    max_nfev: int = 60,
+    rel_step: float = 1e-3,
+    ftol: float = 1e-10,
+    xtol: float = 1e-10,
+) -> FitOutput:
     from scipy.optimize import least_squares
 
     log_mask = np.asarray(log_mask, bool)
@@ -69,8 +78,18 @@ def fit_bounded(fun: BatchFn, x0: np.ndarray, lower: np.ndarray, upper: np.ndarr
 
     r0 = f(z0)
     cost0 = cost_of(r0)
-    res = least_squares(f, z0, jac=jac, bounds=(lo_z, hi_z), method="trf", x_scale="jac", max_nfev=max_nfev,
-                        ftol=ftol, xtol=xtol, gtol=1e-12)
+    res = least_squares(
+        f,
+        z0,
+        jac=jac,
+        bounds=(lo_z, hi_z),
+        method="trf",
+        x_scale="jac",
+        max_nfev=max_nfev,
+        ftol=ftol,
+        xtol=xtol,
+        gtol=1e-12,
+    )
     v = _to_v(res.x, log_mask)
     # Jacobian with respect to the values (not the log), at the optimum
     jz = jac(res.x)
@@ -86,7 +105,9 @@ class Uncertainty:
     groups: tuple[tuple[str, ...], ...]  # unidentifiable parameter groups
 
 
-def uncertainty(jac: np.ndarray, residual: np.ndarray, names: list[str], rel_tol: float = 1e-7) -> Uncertainty:
+def uncertainty(
+    jac: np.ndarray, residual: np.ndarray, names: list[str], rel_tol: float = 1e-7
+) -> Uncertainty:
     """Standard errors from s² (JᵀJ)⁻¹ with s² = |r|²/(m − p); directions the data cannot see (relative singular
     value of the column-normalised Jacobian below ``rel_tol``) make the parameters in them infinite, grouped."""
     m, p = jac.shape

@@ -32,9 +32,13 @@ def principal_moments(sm: np.ndarray) -> np.ndarray:
 
 def _quat_mat(q: np.ndarray) -> np.ndarray:
     w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
 
 
 def phi_from(mass: float, com: np.ndarray, principal: np.ndarray, iquat: np.ndarray) -> np.ndarray:
@@ -47,8 +51,9 @@ def phi_from(mass: float, com: np.ndarray, principal: np.ndarray, iquat: np.ndar
 
 
 def phi_of(model, body: int) -> np.ndarray:
-    return phi_from(float(model.body_mass[body]), model.body_ipos[body], model.body_inertia[body],
-                    model.body_iquat[body])
+    return phi_from(
+        float(model.body_mass[body]), model.body_ipos[body], model.body_inertia[body], model.body_iquat[body]
+    )
 
 
 def set_phi(model, body: int, phi: np.ndarray) -> None:
@@ -71,7 +76,9 @@ def set_phi(model, body: int, phi: np.ndarray) -> None:
     model.body_ipos[body] = c
     model.body_inertia[body] = w
     model.body_iquat[body] = q
-    model.body_sameframe[body] = 0  # the compiler's "inertial frame = body frame" shortcut would ignore ipos/iquat
+    model.body_sameframe[body] = (
+        0  # the compiler's "inertial frame = body frame" shortcut would ignore ipos/iquat
+    )
 
 
 def pseudo_inertia(phi: np.ndarray) -> np.ndarray:
@@ -108,8 +115,10 @@ class Reparam:
             if len(comps) == 3:
                 self.triplets.append((comps[0], comps[1], comps[2]))
         self.span = span
-        self.ref = {t: np.maximum(second_moments(x0[list(t)]), 1e-9 * max(float(np.max(x0[list(t)])), 1e-12))
-                    for t in self.triplets}
+        self.ref = {
+            t: np.maximum(second_moments(x0[list(t)]), 1e-9 * max(float(np.max(x0[list(t)])), 1e-12))
+            for t in self.triplets
+        }
 
     @property
     def active(self) -> bool:
@@ -143,14 +152,22 @@ class Reparam:
 
     def wrap(self, fun):
         """A batched residual of values → the same residual of internal coordinates."""
+
         def f(batch: np.ndarray) -> np.ndarray:
             return fun(np.stack([self.to_values(z) for z in np.atleast_2d(batch)]))
+
         return f
 
 
-
-def fit_physical(fun, params: list, x0: np.ndarray, lower: np.ndarray, upper: np.ndarray, log_mask: np.ndarray,
-                 max_nfev: int = 60):
+def fit_physical(
+    fun,
+    params: list,
+    x0: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    log_mask: np.ndarray,
+    max_nfev: int = 60,
+):
     """``fit_bounded`` of a batched residual over ``Reparam`` coordinates (every iterate a physical body); the
     returned values and Jacobian are in model units again."""
     from dataclasses import replace

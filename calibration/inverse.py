@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from real2sim.calibration.params import Resolved, apply
 from real2sim.calibration.signal import butter_filtfilt, differentiate
 from real2sim.calibration.simulate import clone
-
 from real2sim.trajectory import Trajectory
 
 V_SMOOTH = 0.01  # rad/s
@@ -34,8 +34,13 @@ class IdSamples:
     log: np.ndarray
 
 
-def id_samples(trajs: list[Trajectory], wn: float = 0.02, order: int = 3, max_samples: int | None = None,
-               velocity_from: str = "qvel") -> IdSamples:
+def id_samples(
+    trajs: list[Trajectory],
+    wn: float = 0.02,
+    order: int = 3,
+    max_samples: int | None = None,
+    velocity_from: str = "qvel",
+) -> IdSamples:
     """Velocities through a zero-phase Butterworth (order ``order``, cutoff ``wn`` × Nyquist), accelerations by
     differentiating them; optionally subsampled evenly to ``max_samples``."""
     qs, qds, qdds, us, ls = [], [], [], [], []
@@ -117,8 +122,9 @@ class Regressor:
     base: object  # model with x0 applied
 
 
-def build_regressor(model, params: list[Resolved], x0: np.ndarray, s: IdSamples, joint_names,
-                    actuator_names) -> Regressor:
+def build_regressor(
+    model, params: list[Resolved], x0: np.ndarray, s: IdSamples, joint_names, actuator_names
+) -> Regressor:
     from real2sim.calibration.inertial import phi_of, set_phi
 
     base = clone(model)
@@ -140,8 +146,13 @@ def build_regressor(model, params: list[Resolved], x0: np.ndarray, s: IdSamples,
     Bs, phis = [], []
     for b in bodies:
         phi0 = phi_of(base, b)
-        scale = np.concatenate([[phi0[0]], np.full(3, max(abs(phi0[0]) * 1e-2, np.abs(phi0[1:4]).max())),
-                                np.full(6, max(np.abs(phi0[4:7]).max(), 1e-6))])
+        scale = np.concatenate(
+            [
+                [phi0[0]],
+                np.full(3, max(abs(phi0[0]) * 1e-2, np.abs(phi0[1:4]).max())),
+                np.full(6, max(np.abs(phi0[4:7]).max(), 1e-6)),
+            ]
+        )
         cb = []
         for k in range(10):
             h = 1e-3 * scale[k]
@@ -155,11 +166,14 @@ def build_regressor(model, params: list[Resolved], x0: np.ndarray, s: IdSamples,
             cb.append((rr[0] - rr[1]) / (2 * h))
         Bs.append(np.stack(cb, 1))
         phis.append(phi0)
-    return Regressor(r0, lin, A, tuple(bodies), tuple(tuple(v) for v in bodies.values()), tuple(Bs), tuple(phis),
-                     base)
+    return Regressor(
+        r0, lin, A, tuple(bodies), tuple(tuple(v) for v in bodies.values()), tuple(Bs), tuple(phis), base
+    )
 
 
-def regressor_coords(reg: Regressor, params: list[Resolved], x0: np.ndarray, values: np.ndarray) -> np.ndarray:
+def regressor_coords(
+    reg: Regressor, params: list[Resolved], x0: np.ndarray, values: np.ndarray
+) -> np.ndarray:
     """``u`` with ``r = r0 + [A, B_1, …] u``: linear parameter offsets, then each body's φ − φ0."""
     from real2sim.calibration.inertial import phi_from
 
@@ -183,7 +197,9 @@ def regressor_matrix(reg: Regressor) -> np.ndarray:
     return np.concatenate([reg.A, *reg.B], axis=1)
 
 
-def regressor_residual(reg: Regressor, params: list[Resolved], x0: np.ndarray, values: np.ndarray) -> np.ndarray:
+def regressor_residual(
+    reg: Regressor, params: list[Resolved], x0: np.ndarray, values: np.ndarray
+) -> np.ndarray:
     return reg.r0 + regressor_matrix(reg) @ regressor_coords(reg, params, x0, values)
 
 
@@ -211,9 +227,20 @@ def robust_weights(residual: np.ndarray, n_joints: int, c: float = CAUCHY_C) -> 
     return np.sqrt(1.0 / (1.0 + (r / (c * sigma)) ** 2)).ravel()
 
 
-def fit_inverse(model, params: list[Resolved], x0: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-                s: IdSamples, joint_names, actuator_names, prior_weight: float = 0.0,
-                log_mask: np.ndarray | None = None, reg: Regressor | None = None, robust: bool = True):
+def fit_inverse(
+    model,
+    params: list[Resolved],
+    x0: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    s: IdSamples,
+    joint_names,
+    actuator_names,
+    prior_weight: float = 0.0,
+    log_mask: np.ndarray | None = None,
+    reg: Regressor | None = None,
+    robust: bool = True,
+):
     """Bounded least squares of the torque residual over the non-delay parameters (delays keep ``x0``), on the
     affine ``Regressor`` (built once: every iterate costs a matrix product, not a pass of ``mj_inverse``). Body
     inertias are fitted in physically consistent coordinates (``inertial.Reparam``): no iterate is unphysical.
@@ -250,8 +277,11 @@ def fit_inverse(model, params: list[Resolved], x0: np.ndarray, lower: np.ndarray
             elif p.kind == "body" and p.attribute == "com":
                 out.append((v[i] - x0[i]) / 0.05)
             elif p.kind == "body" and p.attribute == "inertia":
-                comps = [j for j, q in enumerate(params) if q.kind == "body" and q.element == p.element
-                         and q.attribute == "inertia"]
+                comps = [
+                    j
+                    for j, q in enumerate(params)
+                    if q.kind == "body" and q.element == p.element and q.attribute == "inertia"
+                ]
                 if len(comps) == 3:
                     k = comps.index(i)
                     a = second_moments(v[comps])[k]
@@ -287,6 +317,7 @@ def fit_inverse(model, params: list[Resolved], x0: np.ndarray, lower: np.ndarray
                     r = np.concatenate([r, prior(x)])
                 rows.append(r)
             return np.stack(rows)
+
         return fun
 
     lm = np.zeros(len(idx), bool) if log_mask is None else np.asarray(log_mask, bool)[idx]
@@ -304,5 +335,7 @@ def fit_inverse(model, params: list[Resolved], x0: np.ndarray, lower: np.ndarray
     r_fin = f(fit.values)[0]
     h = 1e-6 * np.maximum(np.abs(fit.values), 1e-3)
     jac = (f(fit.values[None, :] + np.diag(h)) - r_fin[None, :]).T / h[None, :]
-    out = replace(fit, cost_initial=cost_of(f(x0[idx])[0]), cost_final=cost_of(r_fin), residual=r_fin, jac=jac)
+    out = replace(
+        fit, cost_initial=cost_of(f(x0[idx])[0]), cost_final=cost_of(r_fin), residual=r_fin, jac=jac
+    )
     return values, out

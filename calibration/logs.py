@@ -41,7 +41,9 @@ def read_table(path: str | Path) -> Table:
         return _read_hdf5(path)
     if name.endswith(".mcap") or path.is_dir() or name.endswith(".db3"):
         return _read_rosbag(path)
-    raise InputError(path, "unknown log format (expected .csv, .csv.gz, .npz, .parquet, .h5, .mcap or a ROS 2 bag)")
+    raise InputError(
+        path, "unknown log format (expected .csv, .csv.gz, .npz, .parquet, .h5, .mcap or a ROS 2 bag)"
+    )
 
 
 def _read_csv(path: Path) -> Table:
@@ -107,6 +109,7 @@ def _read_hdf5(path: Path) -> Table:
         raise _missing_extra(path, "h5py") from None
     cols: dict[str, np.ndarray] = {}
     with h5py.File(path, "r") as f:
+
         def visit(name: str, obj: object) -> None:
             if isinstance(obj, h5py.Dataset) and obj.ndim in (1, 2):
                 cols[name] = obj[()]

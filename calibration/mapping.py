@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from real2sim.calibration.logs import Table, read_table
 
+from real2sim.calibration.logs import Table, read_table
 from real2sim.errors import InputError
 from real2sim.trajectory import Trajectory
 
@@ -47,20 +47,27 @@ def load_map(path: str | Path) -> LogMap:
     joints = {}
     for name, j in (doc.get("joints") or {}).items():
         if not isinstance(j, dict) or "qpos" not in j:
-            raise InputError(path, f"[joints.{name}] needs qpos = \"<column>\"")
+            raise InputError(path, f'[joints.{name}] needs qpos = "<column>"')
         joints[name] = JointColumns(qpos=j["qpos"], qvel=j.get("qvel"), torque=j.get("torque"))
     if not joints:
         raise InputError(path, "no [joints.<name>] table")
     actuators = {}
     for name, a in (doc.get("actuators") or {}).items():
         if not isinstance(a, dict) or "ctrl" not in a:
-            raise InputError(path, f"[actuators.{name}] needs ctrl = \"<column>\"")
+            raise InputError(path, f'[actuators.{name}] needs ctrl = "<column>"')
         actuators[name] = a["ctrl"]
     episode = doc.get("episode")
     if episode is not None and (isinstance(episode, bool) or not isinstance(episode, int)):
         raise InputError(path, f"episode must be an integer, got {episode!r}")
-    return LogMap(doc["time"], joints, actuators, float(doc.get("time_scale", 1.0)), str(path), episode,
-                  str(doc.get("episode_column", "episode_index")))
+    return LogMap(
+        doc["time"],
+        joints,
+        actuators,
+        float(doc.get("time_scale", 1.0)),
+        str(path),
+        episode,
+        str(doc.get("episode_column", "episode_index")),
+    )
 
 
 def select_episode(table: Table, log_map: LogMap, path: Path) -> Table:
@@ -68,20 +75,29 @@ def select_episode(table: Table, log_map: LogMap, path: Path) -> Table:
     col = table.get(log_map.episode_column)
     if col is None:
         if log_map.episode is not None:
-            raise InputError(path, f"the map selects episode {log_map.episode} but the log has no "
-                                   f"{log_map.episode_column!r} column")
+            raise InputError(
+                path,
+                f"the map selects episode {log_map.episode} but the log has no "
+                f"{log_map.episode_column!r} column",
+            )
         return table
     episodes = np.unique(col)
     if log_map.episode is None:
         if episodes.size > 1:
-            raise InputError(path, f"log holds {episodes.size} episodes in {log_map.episode_column!r} "
-                                   f"({', '.join(str(int(e)) for e in episodes[:10])}); choose one with "
-                                   "episode = N in the map")
+            raise InputError(
+                path,
+                f"log holds {episodes.size} episodes in {log_map.episode_column!r} "
+                f"({', '.join(str(int(e)) for e in episodes[:10])}); choose one with "
+                "episode = N in the map",
+            )
         return table
     keep = col == log_map.episode
     if not np.any(keep):
-        raise InputError(path, f"episode {log_map.episode} is not in the log (has "
-                               f"{', '.join(str(int(e)) for e in episodes[:10])})")
+        raise InputError(
+            path,
+            f"episode {log_map.episode} is not in the log (has "
+            f"{', '.join(str(int(e)) for e in episodes[:10])})",
+        )
     return {k: v[keep] for k, v in table.items()}
 
 
@@ -125,8 +141,9 @@ def load_trajectory(path: str | Path, log_map: LogMap, model=None) -> tuple[Traj
     back = np.nonzero(np.diff(t) <= 0)[0]
     if back.size:
         i = int(back[0]) + 1
-        raise InputError(path, f"time column {log_map.time!r} runs backwards or repeats at row {i} "
-                               f"({t[i - 1]} -> {t[i]})")
+        raise InputError(
+            path, f"time column {log_map.time!r} runs backwards or repeats at row {i} ({t[i - 1]} -> {t[i]})"
+        )
     t = t - t[0]
     names = tuple(log_map.joints)
     qpos = np.stack([_column(table, log_map.joints[j].qpos, path) for j in names], axis=1)
@@ -139,6 +156,14 @@ def load_trajectory(path: str | Path, log_map: LogMap, model=None) -> tuple[Traj
     acts = tuple(log_map.actuators)
     ctrl = np.stack([_column(table, log_map.actuators[a], path) for a in acts], axis=1) if acts else None
     notes = [f"{path.name}: time gap {a:.4f}-{b:.4f} s" for a, b in find_gaps(t)]
-    traj = Trajectory(time=t, qpos=qpos, joint_names=names, qvel=qvel, ctrl=ctrl, actuator_names=acts,
-                      torque=torque, source=str(path))
+    traj = Trajectory(
+        time=t,
+        qpos=qpos,
+        joint_names=names,
+        qvel=qvel,
+        ctrl=ctrl,
+        actuator_names=acts,
+        torque=torque,
+        source=str(path),
+    )
     return traj, notes

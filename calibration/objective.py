@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import numpy as np
+
 from real2sim.calibration.params import Resolved, apply
 from real2sim.calibration.simulate import Simulator, clone
-
 from real2sim.errors import ConfigError
 
 
 class WindowObjective:
     """Residual (C, M) for C candidate value vectors; residual units: rad (qvel scaled by ``qvel_weight`` s)."""
 
-    def __init__(self, sim: Simulator, params: list[Resolved], actuator_names: tuple[str, ...],
-                 base_delays: np.ndarray | None = None, qpos_weight: float = 1.0, qvel_weight: float = 0.05):
+    def __init__(
+        self,
+        sim: Simulator,
+        params: list[Resolved],
+        actuator_names: tuple[str, ...],
+        base_delays: np.ndarray | None = None,
+        qpos_weight: float = 1.0,
+        qvel_weight: float = 0.05,
+    ):
         self.sim = sim
         self.params = params
         self.model_params = [i for i, p in enumerate(params) if p.kind != "delay"]
@@ -21,9 +28,13 @@ class WindowObjective:
         for i, p in enumerate(params):
             if p.kind == "delay":
                 if p.element not in actuator_names:
-                    raise ConfigError(f"{p.name}: actuator {p.element!r} has no logged ctrl column in the map")
+                    raise ConfigError(
+                        f"{p.name}: actuator {p.element!r} has no logged ctrl column in the map"
+                    )
                 self.delay_idx.append((i, actuator_names.index(p.element)))
-        self.base_delays = np.zeros(len(actuator_names)) if base_delays is None else np.asarray(base_delays, float)
+        self.base_delays = (
+            np.zeros(len(actuator_names)) if base_delays is None else np.asarray(base_delays, float)
+        )
         self.wq = qpos_weight
         self.wv = qvel_weight
         self.n_eval = 0

@@ -19,8 +19,13 @@ import numpy as np
 from real2sim.errors import ConfigError
 from real2sim.params import ParamSpec, parse_param_name
 
-_OBJ = {"joint": "mjOBJ_JOINT", "body": "mjOBJ_BODY", "actuator": "mjOBJ_ACTUATOR", "geom": "mjOBJ_GEOM",
-        "delay": "mjOBJ_ACTUATOR"}
+_OBJ = {
+    "joint": "mjOBJ_JOINT",
+    "body": "mjOBJ_BODY",
+    "actuator": "mjOBJ_ACTUATOR",
+    "geom": "mjOBJ_GEOM",
+    "delay": "mjOBJ_ACTUATOR",
+}
 
 # Default bounds when the spec gives none: (lower, upper) as functions of the model value.
 _POSITIVE = {"damping", "frictionloss", "armature", "mass", "stiffness", "friction"}
@@ -46,8 +51,13 @@ def _names(model, kind: str) -> list[str]:
     import mujoco
 
     obj = getattr(mujoco.mjtObj, _OBJ[kind])
-    count = {"joint": model.njnt, "body": model.nbody, "actuator": model.nu, "geom": model.ngeom,
-             "delay": model.nu}[kind]
+    count = {
+        "joint": model.njnt,
+        "body": model.nbody,
+        "actuator": model.nu,
+        "geom": model.ngeom,
+        "delay": model.nu,
+    }[kind]
     return [mujoco.mj_id2name(model, obj, i) or "" for i in range(count)]
 
 
@@ -85,9 +95,14 @@ def get_value(model, p: Resolved) -> float:
     i = p.obj_id
     if p.kind == "joint":
         dof = model.jnt_dofadr[i]
-        return float({"damping": model.dof_damping, "frictionloss": model.dof_frictionloss,
-                      "armature": model.dof_armature, "stiffness": model.jnt_stiffness}[p.attribute][
-            i if p.attribute == "stiffness" else dof])
+        return float(
+            {
+                "damping": model.dof_damping,
+                "frictionloss": model.dof_frictionloss,
+                "armature": model.dof_armature,
+                "stiffness": model.jnt_stiffness,
+            }[p.attribute][i if p.attribute == "stiffness" else dof]
+        )
     if p.kind == "body":
         if p.attribute == "mass":
             return float(model.body_mass[i])

@@ -41,22 +41,34 @@ def plot_log(path: Path, title: str, joint_names, t_meas, q_meas, segs_before, s
     write_bytes(path, buf.getvalue())
 
 
-def write_html(path: Path, rows: list[dict], params: list[dict], warnings: list[str], images: list[str]) -> None:
+def write_html(
+    path: Path, rows: list[dict], params: list[dict], warnings: list[str], images: list[str]
+) -> None:
     esc = html.escape
-    out = ["<!doctype html><html><head><meta charset='utf-8'><title>real2sim calibration</title>",
-           "<style>body{font-family:sans-serif}td,th{padding:2px 8px}.warn{color:#b00;font-weight:bold}</style>",
-           "</head><body><h1>Calibration report</h1>"]
+    out = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>real2sim calibration</title>",
+        "<style>body{font-family:sans-serif}td,th{padding:2px 8px}.warn{color:#b00;font-weight:bold}</style>",
+        "</head><body><h1>Calibration report</h1>",
+    ]
     for w in warnings:
         out.append(f"<p class='warn'>WARNING: {esc(w)}</p>")
-    out.append("<h2>Parameters</h2><table><tr><th>name</th><th>initial</th><th>value</th><th>stderr</th></tr>")
+    out.append(
+        "<h2>Parameters</h2><table><tr><th>name</th><th>initial</th><th>value</th><th>stderr</th></tr>"
+    )
     for p in params:
-        out.append(f"<tr><td>{esc(p['name'])}</td><td>{p['initial']:.6g}</td><td>{p['value']:.6g}</td>"
-                   f"<td>{p['stderr']:.3g}</td></tr>")
-    out.append("</table><h2>Logs</h2><table><tr><th>log</th><th>split</th><th>RMSE qpos before</th>"
-               "<th>RMSE qpos after [rad]</th><th>RMSE qvel after [rad/s]</th></tr>")
+        out.append(
+            f"<tr><td>{esc(p['name'])}</td><td>{p['initial']:.6g}</td><td>{p['value']:.6g}</td>"
+            f"<td>{p['stderr']:.3g}</td></tr>"
+        )
+    out.append(
+        "</table><h2>Logs</h2><table><tr><th>log</th><th>split</th><th>RMSE qpos before</th>"
+        "<th>RMSE qpos after [rad]</th><th>RMSE qvel after [rad/s]</th></tr>"
+    )
     for r in rows:
-        out.append(f"<tr><td>{esc(r['file'])}</td><td>{r['split']}</td><td>{r['before']:.4g}</td>"
-                   f"<td>{r['after']:.4g}</td><td>{r['qvel']:.4g}</td></tr>")
+        out.append(
+            f"<tr><td>{esc(r['file'])}</td><td>{r['split']}</td><td>{r['before']:.4g}</td>"
+            f"<td>{r['after']:.4g}</td><td>{r['qvel']:.4g}</td></tr>"
+        )
     out.append("</table>")
     for img in images:
         out.append(f"<h3>{esc(img)}</h3><img src='{esc(img)}'>")
@@ -70,7 +82,7 @@ def segments(sim, qp: np.ndarray) -> dict[int, list]:
     for w, k in enumerate(sim.win.log_index):
         s = sim.win.start[w]
         tr = sim.win.trajs[k]
-        t = tr.time[s: s + sim.win.length]
+        t = tr.time[s : s + sim.win.length]
         q = np.concatenate([tr.qpos[s][None], qp[w]], axis=0)
         out.setdefault(int(k), []).append((t, q))
     return out

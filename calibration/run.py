@@ -73,9 +73,14 @@ class CalibrateCfg:
             raise ConfigError("window_s must be positive")
         if self.delay_init not in ("xcorr", "model"):
             raise ConfigError("delay_init must be 'xcorr' or 'model'")
-        for name, wn in (("smooth_qvel_wn", self.smooth_qvel_wn), ("velocity_filter_wn", self.velocity_filter_wn)):
+        for name, wn in (
+            ("smooth_qvel_wn", self.smooth_qvel_wn),
+            ("velocity_filter_wn", self.velocity_filter_wn),
+        ):
             if wn is not None and not 0.0 < wn < 1.0:
-                raise ConfigError(f"{name} is a Butterworth cutoff as a fraction of Nyquist: 0 < Wn < 1, got {wn}")
+                raise ConfigError(
+                    f"{name} is a Butterworth cutoff as a fraction of Nyquist: 0 < Wn < 1, got {wn}"
+                )
         if self.qvel_weight < 0 or self.prior_weight < 0:
             raise ConfigError("qvel_weight and prior_weight must be >= 0")
         if self.max_windows is not None and self.max_windows < 1:
@@ -94,8 +99,9 @@ def load_model(path: Path):
         raise InputError(path, f"MuJoCo cannot load the model: {str(e).splitlines()[0]}") from None
 
 
-def prepare(trajs: list[Trajectory], wn: float, smooth_wn: float | None = None,
-            from_qpos: bool = False) -> list[Trajectory]:
+def prepare(
+    trajs: list[Trajectory], wn: float, smooth_wn: float | None = None, from_qpos: bool = False
+) -> list[Trajectory]:
     """Explicit step: derive qvel from qpos (Butterworth + differentiation) where the log has none."""
     from dataclasses import replace
 
@@ -165,8 +171,10 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
 
     for t in Reparam(params, x0).triplets:
         if np.any(second_moments(x0[list(t)]) <= 0):
-            notes.append(f"body {params[t[0]].element!r}: initial principal moments {x0[list(t)].tolist()} violate "
-                         "the triangle inequality (not a rigid body); the fit starts from the nearest physical one")
+            notes.append(
+                f"body {params[t[0]].element!r}: initial principal moments {x0[list(t)].tolist()} violate "
+                "the triangle inequality (not a rigid body); the fit starts from the nearest physical one"
+            )
     return Problem(model, params, x0, lower, upper, log_mask, train, hold, notes, Path(cfg.model))
 
 
@@ -192,7 +200,6 @@ def fit_problem(prob: Problem, cfg: CalibrateCfg):
     """Warm start (inverse dynamics) and/or trajectory matching. Returns (values, fit output, objective)."""
     from real2sim.calibration.inertial import fit_physical
     from real2sim.calibration.inverse import fit_inverse, id_samples
-
     from real2sim.progress import step
 
     x = prob.x0.copy()
@@ -201,12 +208,24 @@ def fit_problem(prob: Problem, cfg: CalibrateCfg):
     if cfg.method in ("inverse", "inverse+windows") and any(p.kind != "delay" for p in prob.params):
         with step("inverse-dynamics least squares"):
             s = id_samples(prob.train, wn=cfg.velocity_filter_wn, max_samples=4000)
-            x, out = fit_inverse(prob.model, prob.params, x, prob.lower, prob.upper, s, joints, acts,
-                                 prior_weight=cfg.prior_weight, log_mask=prob.log_mask)
+            x, out = fit_inverse(
+                prob.model,
+                prob.params,
+                x,
+                prob.lower,
+                prob.upper,
+                s,
+                joints,
+                acts,
+                prior_weight=cfg.prior_weight,
+                log_mask=prob.log_mask,
+            )
     obj = make_objective(prob, prob.train, cfg, cfg.max_windows)
     if cfg.method in ("windows", "inverse+windows"):
         with step(f"trajectory matching over {len(obj.sim.win.start)} windows"):
-            out = fit_physical(obj, prob.params, x, prob.lower, prob.upper, prob.log_mask, max_nfev=cfg.max_nfev)
+            out = fit_physical(
+                obj, prob.params, x, prob.lower, prob.upper, prob.log_mask, max_nfev=cfg.max_nfev
+            )
             x = out.values
     return x, out, obj
 
@@ -222,8 +241,9 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     warnings: list[str] = list(prob.notes)
     if cfg.method == "inverse":
         jac = out.jac
-        unc = uncertainty(jac, out.residual, [n for n, p in zip(names, prob.params, strict=True)
-                                               if p.kind != "delay"])
+        unc = uncertainty(
+            jac, out.residual, [n for n, p in zip(names, prob.params, strict=True) if p.kind != "delay"]
+        )
         se = np.full(len(names), np.inf)
         corr = np.eye(len(names))
         idx = [i for i, p in enumerate(prob.params) if p.kind != "delay"]
@@ -240,8 +260,11 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     from real2sim.calibration.simulate import clone
 
     calibrated = clone(prob.model)
-    apply(calibrated, [p for p in prob.params if p.kind != "delay"],
-          np.array([v for v, p in zip(values, prob.params, strict=True) if p.kind != "delay"]))
+    apply(
+        calibrated,
+        [p for p in prob.params if p.kind != "delay"],
+        np.array([v for v, p in zip(values, prob.params, strict=True) if p.kind != "delay"]),
+    )
     logs: list[LogError] = []
     rows = []
     segs = {}
@@ -268,14 +291,24 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
         rq = float(np.sqrt(np.mean(eq_a[sel] ** 2)))
         rv = float(np.sqrt(np.mean(ev_a[sel] ** 2)))
         logs.append(LogError(Path(tr.source).name, splits[k], rq, rv, r2))
-        rows.append({"file": Path(tr.source).name, "split": splits[k], "before": float(np.sqrt(np.mean(
-            eq_b[sel] ** 2))), "after": rq, "qvel": rv, "median_window_rmse": float(np.median(eq_a[sel]))})
+        rows.append(
+            {
+                "file": Path(tr.source).name,
+                "split": splits[k],
+                "before": float(np.sqrt(np.mean(eq_b[sel] ** 2))),
+                "after": rq,
+                "qvel": rv,
+                "median_window_rmse": float(np.median(eq_a[sel])),
+            }
+        )
     train_err = np.sqrt(np.mean(eq_a[np.isin(li, np.arange(len(prob.train)))] ** 2))
     for le in logs:
         if le.split == "holdout" and le.rmse_qpos > cfg.holdout_warn_ratio * train_err:
-            warnings.append(f"held-out log {le.file}: joint-angle RMSE {le.rmse_qpos:.4g} rad is "
-                            f"{le.rmse_qpos / max(train_err, 1e-12):.1f}x the training error {train_err:.4g} rad — "
-                            "the model structure (or payload) does not match this log")
+            warnings.append(
+                f"held-out log {le.file}: joint-angle RMSE {le.rmse_qpos:.4g} rad is "
+                f"{le.rmse_qpos / max(train_err, 1e-12):.1f}x the training error {train_err:.4g} rad — "
+                "the model structure (or payload) does not match this log"
+            )
     rand = {}
     for p, v, s in zip(prob.params, values, se, strict=True):
         lo, hi = (p.spec.lower, p.spec.upper)
@@ -286,9 +319,16 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
             rand[p.name] = (float(b_lo), float(b_hi))
         del lo, hi
     result = CalibrationResult(
-        params=tuple(p.spec for p in prob.params), values=values, initial=prob.x0.copy(), stderr=se,
-        correlation=corr, cost_initial=cost_of(r_init), cost_final=cost_of(r_final), logs=tuple(logs),
-        randomization=rand, warnings=tuple(warnings),
+        params=tuple(p.spec for p in prob.params),
+        values=values,
+        initial=prob.x0.copy(),
+        stderr=se,
+        correlation=corr,
+        cost_initial=cost_of(r_init),
+        cost_final=cost_of(r_final),
+        logs=tuple(logs),
+        randomization=rand,
+        warnings=tuple(warnings),
     )
     if cfg.out_dir is not None:
         _write_outputs(cfg, prob, result, rows, segs)
@@ -303,31 +343,42 @@ def result_dict(prob: Problem, res: CalibrationResult) -> dict:
 
     return {
         "parameters": {
-            p.name: {"value": float(v), "stderr": num(s), "initial": float(i),
-                     "bounds": [num(lo), num(hi)]}
-            for p, v, s, i, lo, hi in zip(prob.params, res.values, res.stderr, res.initial, prob.lower, prob.upper,
-                                          strict=True)
+            p.name: {"value": float(v), "stderr": num(s), "initial": float(i), "bounds": [num(lo), num(hi)]}
+            for p, v, s, i, lo, hi in zip(
+                prob.params, res.values, res.stderr, res.initial, prob.lower, prob.upper, strict=True
+            )
         },
         "cost": {"initial": res.cost_initial, "final": res.cost_final},
-        "logs": {le.file: {"split": le.split, "rmse_qpos": le.rmse_qpos, "rmse_qvel": le.rmse_qvel,
-                           **({"torque_r2": list(le.torque_r2)} if le.torque_r2 is not None else {})}
-                 for le in res.logs},
-        "correlation": {"names": [p.name for p in prob.params],
-                        "matrix": [[round(float(c), 6) for c in row] for row in res.correlation]},
+        "logs": {
+            le.file: {
+                "split": le.split,
+                "rmse_qpos": le.rmse_qpos,
+                "rmse_qvel": le.rmse_qvel,
+                **({"torque_r2": list(le.torque_r2)} if le.torque_r2 is not None else {}),
+            }
+            for le in res.logs
+        },
+        "correlation": {
+            "names": [p.name for p in prob.params],
+            "matrix": [[round(float(c), 6) for c in row] for row in res.correlation],
+        },
         "warnings": list(res.warnings),
     }
 
 
 def _write_outputs(cfg: CalibrateCfg, prob: Problem, res: CalibrationResult, rows, segs) -> None:
     import yaml
+
     from real2sim.calibration.report import plot_log, write_html
     from real2sim.calibration.writeback import calibrated_mjcf, calibrated_urdf, change_table, text_diff
 
     model_path = Path(cfg.model)
     with output_dir(cfg.out_dir) as out:
         write_text(out / "result.json", dumps_json(result_dict(prob, res)))
-        write_text(out / "randomization.yaml", yaml.safe_dump(
-            {k: [v[0], v[1]] for k, v in res.randomization.items()}, sort_keys=True))
+        write_text(
+            out / "randomization.yaml",
+            yaml.safe_dump({k: [v[0], v[1]] for k, v in res.randomization.items()}, sort_keys=True),
+        )
         before = model_path.read_text()
         stem = model_path.stem
         if model_path.suffix.lower() == ".urdf":
@@ -352,9 +403,18 @@ def _write_outputs(cfg: CalibrateCfg, prob: Problem, res: CalibrationResult, row
                 if k not in segs[1]:
                     continue
                 name = f"{Path(tr.source).name.split('.')[0]}_{splits[k]}.png"
-                plot_log(out / name, f"{Path(tr.source).name} ({splits[k]})", tr.joint_names, tr.time, tr.qpos,
-                         segs[0][k], segs[1][k])
+                plot_log(
+                    out / name,
+                    f"{Path(tr.source).name} ({splits[k]})",
+                    tr.joint_names,
+                    tr.time,
+                    tr.qpos,
+                    segs[0][k],
+                    segs[1][k],
+                )
                 images.append(name)
-            params = [{"name": p.name, "initial": float(i), "value": float(v), "stderr": float(s)}
-                      for p, i, v, s in zip(prob.params, res.initial, res.values, res.stderr, strict=True)]
+            params = [
+                {"name": p.name, "initial": float(i), "value": float(v), "stderr": float(s)}
+                for p, i, v, s in zip(prob.params, res.initial, res.values, res.stderr, strict=True)
+            ]
             write_html(out / "report.html", rows, params, list(res.warnings), images)

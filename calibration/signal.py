@@ -39,7 +39,9 @@ def uniform_times(t: np.ndarray, rate: float) -> np.ndarray:
     return t[0] + np.arange(n) / rate
 
 
-def held_shifted_mean(t_log: np.ndarray, u_log: np.ndarray, delay: float, t0: np.ndarray, h: float) -> np.ndarray:
+def held_shifted_mean(
+    t_log: np.ndarray, u_log: np.ndarray, delay: float, t0: np.ndarray, h: float
+) -> np.ndarray:
     """Mean over each [t0, t0 + h] of the zero-order-held signal ``u_log`` (N,) applied ``delay`` s late.
 
     Before the first sample the first value holds, after the last the last. Continuous, piecewise linear in

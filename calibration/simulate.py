@@ -10,8 +10,8 @@ import os
 from dataclasses import dataclass
 
 import numpy as np
-from real2sim.calibration.signal import held_shifted_mean
 
+from real2sim.calibration.signal import held_shifted_mean
 from real2sim.errors import InputError
 from real2sim.trajectory import Trajectory
 
@@ -27,8 +27,13 @@ class Windows:
     nstep: int  # physics steps per window
 
 
-def make_windows(trajs: list[Trajectory], window_s: float, timestep: float, max_windows: int | None = None,
-                 stride_s: float | None = None) -> Windows:
+def make_windows(
+    trajs: list[Trajectory],
+    window_s: float,
+    timestep: float,
+    max_windows: int | None = None,
+    stride_s: float | None = None,
+) -> Windows:
     """Cut every trajectory into windows of ``window_s`` seconds (every ``stride_s``, default non-overlapping);
     keep at most ``max_windows``, spread evenly."""
     logs, starts, lengths = [], [], []
@@ -57,19 +62,28 @@ def make_windows(trajs: list[Trajectory], window_s: float, timestep: float, max_
 class Simulator:
     """Simulates ``Windows`` for a model; ``predict`` runs many (model, delays) candidates in one batch."""
 
-    def __init__(self, model, windows: Windows, joint_names: tuple[str, ...], actuator_names: tuple[str, ...],
-                 nthread: int | None = None):
+    def __init__(
+        self,
+        model,
+        windows: Windows,
+        joint_names: tuple[str, ...],
+        actuator_names: tuple[str, ...],
+        nthread: int | None = None,
+    ):
         import mujoco
 
         self.model = model
         self.win = windows
         self.h = float(model.opt.timestep)
-        self.qadr = np.array([model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j)]
-                              for j in joint_names])
-        self.vadr = np.array([model.jnt_dofadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j)]
-                              for j in joint_names])
-        self.aid = np.array([mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in actuator_names],
-                            dtype=int)
+        self.qadr = np.array(
+            [model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j)] for j in joint_names]
+        )
+        self.vadr = np.array(
+            [model.jnt_dofadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j)] for j in joint_names]
+        )
+        self.aid = np.array(
+            [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in actuator_names], dtype=int
+        )
         self.spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
         self.nstate = mujoco.mj_stateSize(model, self.spec)
         self.nthread = nthread or max(1, min(os.cpu_count() or 1, 8))
@@ -88,9 +102,9 @@ class Simulator:
             d.qvel[self.vadr] = tr.qvel[s]
             mujoco.mj_getState(model, d, self.x0[w], self.spec)
             self.x0[w, 0] = 0.0  # time
-            self.meas_q[w] = tr.qpos[s + 1: s + L]
-            self.meas_v[w] = tr.qvel[s + 1: s + L]
-            self.rel_t[w] = tr.time[s + 1: s + L] - tr.time[s]
+            self.meas_q[w] = tr.qpos[s + 1 : s + L]
+            self.meas_v[w] = tr.qvel[s + 1 : s + L]
+            self.rel_t[w] = tr.time[s + 1 : s + L] - tr.time[s]
             self.t0[w] = tr.time[s]
         self._rollout = None
 
@@ -105,8 +119,9 @@ class Simulator:
                 continue
             t_abs = (self.t0[sel][:, None] + steps[None, :]).ravel()
             for a, aid in enumerate(self.aid):
-                u[sel, :, aid] = held_shifted_mean(tr.time, tr.ctrl[:, a], float(delays[a]), t_abs, self.h).reshape(
-                    sel.size, -1)
+                u[sel, :, aid] = held_shifted_mean(
+                    tr.time, tr.ctrl[:, a], float(delays[a]), t_abs, self.h
+                ).reshape(sel.size, -1)
         return u
 
     def predict(self, models: list, delays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -121,11 +136,21 @@ class Simulator:
         if self._rollout is None:
             self._rollout = rollout.Rollout(nthread=self.nthread)
         state, _ = self._rollout.rollout(mlist, self.datas, x0, ctrl)
-        qp = np.concatenate([np.broadcast_to(x0[:, None, 1:1 + self.model.nq], (C * W, 1, self.model.nq)),
-                             state[:, :, 1:1 + self.model.nq]], axis=1)[:, :, self.qadr]
+        qp = np.concatenate(
+            [
+                np.broadcast_to(x0[:, None, 1 : 1 + self.model.nq], (C * W, 1, self.model.nq)),
+                state[:, :, 1 : 1 + self.model.nq],
+            ],
+            axis=1,
+        )[:, :, self.qadr]
         off = 1 + self.model.nq
-        qv = np.concatenate([np.broadcast_to(x0[:, None, off:off + self.model.nv], (C * W, 1, self.model.nv)),
-                             state[:, :, off:off + self.model.nv]], axis=1)[:, :, self.vadr]
+        qv = np.concatenate(
+            [
+                np.broadcast_to(x0[:, None, off : off + self.model.nv], (C * W, 1, self.model.nv)),
+                state[:, :, off : off + self.model.nv],
+            ],
+            axis=1,
+        )[:, :, self.vadr]
         # linear interpolation between physics steps at the sample times
         s = np.tile(self.rel_t, (C, 1)) / self.h
         i0 = np.clip(np.floor(s).astype(int), 0, self.win.nstep - 1)

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
+
 from real2sim.calibration.params import Resolved
 
 
@@ -96,5 +97,8 @@ def change_table(params: list[Resolved], initial: np.ndarray, values: np.ndarray
 
 
 def text_diff(before: str, after: str, name: str) -> str:
-    return "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True),
-                                        fromfile=f"a/{name}", tofile=f"b/{name}"))
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(True), after.splitlines(True), fromfile=f"a/{name}", tofile=f"b/{name}"
+        )
+    )

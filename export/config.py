@@ -156,9 +156,13 @@ class ExportCfg:
     def validate(self) -> None:
         bad = [f for f in self.formats if f not in FORMATS]
         if bad or not self.formats:
-            raise ConfigError(f"--format must be a comma list of {', '.join(FORMATS)}; got {','.join(self.formats)}")
+            raise ConfigError(
+                f"--format must be a comma list of {', '.join(FORMATS)}; got {','.join(self.formats)}"
+            )
         if "mjcf" not in self.formats:
-            raise ConfigError("--format must include mjcf (the package is validated by compiling it in MuJoCo)")
+            raise ConfigError(
+                "--format must include mjcf (the package is validated by compiling it in MuJoCo)"
+            )
         if self.max_hulls < 1:
             raise ConfigError(f"--max-hulls must be >= 1, got {self.max_hulls}")
         if not 4 <= self.max_hull_vertices <= 255:

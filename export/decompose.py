@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 import trimesh
+
+from real2sim.atomic import write_bytes
 from real2sim.export.config import ExportCfg, default_cache_dir
 from real2sim.export.primitives import Primitive, fit_primitive
 from real2sim.export.visual import decimate
-
-from real2sim.atomic import write_bytes
 
 
 @dataclass(frozen=True)
@@ -149,8 +149,9 @@ def refit_to_surface(pieces: list[np.ndarray], vertices: np.ndarray, reach: floa
     return [np.vstack([p, vertices[take & (owner == i)]]) for i, p in enumerate(pieces)]
 
 
-def cover_surface(work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.ndarray], max_vertices: int,
-                  accept=None) -> list[np.ndarray]:
+def cover_surface(
+    work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.ndarray], max_vertices: int, accept=None
+) -> list[np.ndarray]:
     """Make the hulls (of the decimated ``work`` mesh) cover the full-resolution ``mesh`` again where decimation cut it.
 
     Decimation moves the surface inward at convex corners and ridges, so hulls built on it miss that sliver of the
@@ -162,16 +163,18 @@ def cover_surface(work: trimesh.Trimesh, mesh: trimesh.Trimesh, pieces: list[np.
     still bulge a little more between the new vertices; ``accept(old, new)`` (if given) decides whether a grown
     hull replaces the old one (``run_coacd``: only if it bulges past the surface no more than the refinement
     tolerance or the worst hull already does, so the surface error does not grow)."""
-    from real2sim.export.fidelity import Surface
     from scipy.spatial import ConvexHull
+
+    from real2sim.export.fidelity import Surface
 
     v = np.asarray(mesh.vertices, dtype=np.float64)
     diag = float(np.linalg.norm(mesh.extents))
     eqs = [ConvexHull(p).equations for p in pieces]
     outside = np.ones(len(v), dtype=bool)
     for p, e in zip(pieces, eqs, strict=True):  # only the vertices in a hull's bounding box can be inside it
-        box = np.flatnonzero(outside & np.all((v >= p.min(axis=0) - 1e-9 * diag) & (v <= p.max(axis=0) + 1e-9 * diag),
-                                              axis=1))
+        box = np.flatnonzero(
+            outside & np.all((v >= p.min(axis=0) - 1e-9 * diag) & (v <= p.max(axis=0) + 1e-9 * diag), axis=1)
+        )
         outside[box[np.all(v[box] @ e[:, :3].T + e[:, 3] <= 1e-9 * diag, axis=1)]] = False
     if not outside.any():
         return pieces
@@ -205,8 +208,15 @@ def _coacd_parts(coacd, mesh: trimesh.Trimesh, cfg: ExportCfg, max_hulls: int) -
         max_convex_hull=max_hulls,
         preprocess_mode="off",
         resolution=cfg.coacd_resolution,
-        **(FULL_SEARCH if full else {"mcts_nodes": cfg.coacd_mcts_nodes, "mcts_iterations": cfg.coacd_mcts_iterations,
-                                     "mcts_max_depth": cfg.coacd_mcts_depth}),
+        **(
+            FULL_SEARCH
+            if full
+            else {
+                "mcts_nodes": cfg.coacd_mcts_nodes,
+                "mcts_iterations": cfg.coacd_mcts_iterations,
+                "mcts_max_depth": cfg.coacd_mcts_depth,
+            }
+        ),
         merge=True,
         decimate=False,  # hulls are cut to the vertex budget by ``limit_points`` (less surface error than CoACD's)
         seed=cfg.seed,
@@ -235,15 +245,19 @@ class _Refiner:
 
     def __init__(self, mesh: trimesh.Trimesh, work: trimesh.Trimesh, cfg: ExportCfg, area: float) -> None:
         import manifold3d
+
         from real2sim.export.fidelity import Surface
 
         self.cfg = cfg
         self.area = area
         """Total hull surface area [m^2]: ``refine_samples`` are spread over it."""
         self.surf = Surface([mesh], np.asarray(mesh.bounds, dtype=np.float64).mean(axis=0))
-        self.solid = manifold3d.Manifold(manifold3d.Mesh(
-            vert_properties=np.asarray(work.vertices, dtype=np.float32),
-            tri_verts=np.asarray(work.faces, dtype=np.uint32)))
+        self.solid = manifold3d.Manifold(
+            manifold3d.Mesh(
+                vert_properties=np.asarray(work.vertices, dtype=np.float32),
+                tri_verts=np.asarray(work.faces, dtype=np.uint32),
+            )
+        )
         self._m3d = manifold3d
 
     def bloat(self, pts: np.ndarray) -> tuple[float, np.ndarray]:
@@ -347,8 +361,13 @@ def _merge_one(r: _Refiner, items: list, tol: float, max_vertices: int, pairs_tr
     return None
 
 
-def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray], cfg: ExportCfg,
-           r: _Refiner | None = None) -> list[np.ndarray]:
+def refine(
+    work: trimesh.Trimesh,
+    mesh: trimesh.Trimesh,
+    hulls: list[np.ndarray],
+    cfg: ExportCfg,
+    r: _Refiner | None = None,
+) -> list[np.ndarray]:
     """Spend the unused hull budget where the hulls bulge farthest past the surface.
 
     CoACD stops cutting a part once its concavity is below its threshold, measured on the whole object's scale, so
@@ -376,11 +395,13 @@ def refine(work: trimesh.Trimesh, mesh: trimesh.Trimesh, hulls: list[np.ndarray]
         h, b, at, _ = items[i]
         sub = r.split(h, at, b)
         need = 0 if sub is None else len(items) - 1 + len(sub) - cfg.max_hulls
-        rest = items[:i] + items[i + 1:]
+        rest = items[:i] + items[i + 1 :]
         while sub is not None and need > 0:  # make room: merge pairs that bulge less than this hull
             merged = None
             if merges < cfg.max_hulls:
-                merged = _merge_one(r, rest, max(tol, MERGE_GAIN * b), cfg.max_hull_vertices, cfg.refine_merge_pairs)
+                merged = _merge_one(
+                    r, rest, max(tol, MERGE_GAIN * b), cfg.max_hull_vertices, cfg.refine_merge_pairs
+                )
             if merged is None:
                 break
             rest, merges, need = merged, merges + 1, need - 1
@@ -416,10 +437,15 @@ def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) -> list[t
         r.area = _total_area(pts)
         tol = cfg.refine_tolerance * float(np.linalg.norm(mesh.extents))
         worst = max(tol, *(r.bloat(p)[0] for p in pts))
-        pts = cover_surface(work, mesh, pts, cfg.max_hull_vertices, accept=lambda old, new: r.bloat(new)[0] <= worst)
+        pts = cover_surface(
+            work, mesh, pts, cfg.max_hull_vertices, accept=lambda old, new: r.bloat(new)[0] <= worst
+        )
     if cfg.refit and work is not mesh:
-        pts = refit_to_surface(pts, np.asarray(mesh.vertices, dtype=np.float64),
-                               cfg.refit_distance * float(np.linalg.norm(mesh.extents)))
+        pts = refit_to_surface(
+            pts,
+            np.asarray(mesh.vertices, dtype=np.float64),
+            cfg.refit_distance * float(np.linalg.norm(mesh.extents)),
+        )
         pts = [limit_points(v, cfg.max_hull_vertices) for v in pts]
     hulls = [_hull(p) for p in pts]
     hulls.sort(key=lambda h: tuple(np.round(h[0].mean(axis=0), 9)))
@@ -446,7 +472,9 @@ def _load(path: Path) -> Collision | None:
                 a = z["prim"]
                 kind = str(z["prim_kind"])
                 n = {"box": 3, "sphere": 1, "cylinder": 2, "capsule": 2}[kind]
-                return Collision(Primitive(kind, a[:3], a[3:7], a[7 : 7 + n], float(a[7 + n])), (), cached=True)
+                return Collision(
+                    Primitive(kind, a[:3], a[3:7], a[7 : 7 + n], float(a[7 + n])), (), cached=True
+                )
             k = sum(1 for name in z.files if name.startswith("v"))
             return Collision(None, tuple((z[f"v{i}"], z[f"f{i}"]) for i in range(k)), cached=True)
     except (OSError, ValueError, KeyError):

@@ -105,8 +105,10 @@ class Surface:
         self._o3d, self.origin = o3d, origin
         self.scene = o3d.t.geometry.RaycastingScene()
         for m in meshes:
-            self.scene.add_triangles(o3d.core.Tensor(np.asarray(m.vertices - origin, dtype=np.float32)),
-                                     o3d.core.Tensor(np.asarray(m.faces, dtype=np.uint32)))
+            self.scene.add_triangles(
+                o3d.core.Tensor(np.asarray(m.vertices - origin, dtype=np.float32)),
+                o3d.core.Tensor(np.asarray(m.faces, dtype=np.uint32)),
+            )
 
     def _q(self, p: np.ndarray):
         return self._o3d.core.Tensor(np.asarray(p - self.origin, dtype=np.float32))
@@ -130,7 +132,11 @@ class Surface:
 
 
 def hull_fidelity(
-    mesh: trimesh.Trimesh, hulls: list[trimesh.Trimesh], samples: int = 2000, seed: int = 0, volume: bool = False,
+    mesh: trimesh.Trimesh,
+    hulls: list[trimesh.Trimesh],
+    samples: int = 2000,
+    seed: int = 0,
+    volume: bool = False,
     volume_samples: int = 40000,
 ) -> Fidelity:
     """Compare collision ``hulls`` (convex meshes) with the object's ``mesh`` surface (same frame).
@@ -150,7 +156,9 @@ def hull_fidelity(
     d1 = Surface(hulls, origin).distance(p)
     d1[_inside_any(p, hs, 1e-9 * diag)] = 0.0
     qs = _sample_hulls(hulls, samples, seed + 1000)
-    bound = [~_inside_any(x, hs, -1e-7 * diag, skip=i) for i, (x, _) in enumerate(qs)]  # on the union's boundary
+    bound = [
+        ~_inside_any(x, hs, -1e-7 * diag, skip=i) for i, (x, _) in enumerate(qs)
+    ]  # on the union's boundary
     q = np.vstack([x[b] for (x, _), b in zip(qs, bound, strict=True)])
     qt = np.concatenate([t[b] for (_, t), b in zip(qs, bound, strict=True)])
     d2 = np.zeros(1)
@@ -161,6 +169,7 @@ def hull_fidelity(
         d2 = np.concatenate([d2, dq])
         top = np.argsort(-dq)[:ASCENT_POINTS]
         if len(top):
+
             def keep(x: np.ndarray) -> np.ndarray:  # the ascent seeks distance: an inside point must not pass
                 return ~_inside_any(x, hs, -1e-7 * diag) & ~surf.inside(x) & surf.in_front(x)
 
@@ -178,5 +187,7 @@ def hull_fidelity(
 
 def volume_overlap(in_mesh: np.ndarray, in_union: np.ndarray) -> tuple[float, float]:
     """Volume ratio (union / mesh) and IoU from the same uniform points' inside-the-mesh and inside-the-hulls masks."""
-    return (float(in_union.sum() / max(in_mesh.sum(), 1)),
-            float((in_mesh & in_union).sum() / max((in_mesh | in_union).sum(), 1)))
+    return (
+        float(in_union.sum() / max(in_mesh.sum(), 1)),
+        float((in_mesh & in_union).sum() / max((in_mesh | in_union).sum(), 1)),
+    )

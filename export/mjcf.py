@@ -5,9 +5,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import numpy as np
+
 from real2sim.export.config import ExportCfg
 from real2sim.export.prepare import PlacedObject
-
 from real2sim.scene import Support
 
 FLOOR_BELOW_PLANE = 0.75

@@ -8,7 +8,9 @@ FLOAT = "{:.9g}"
 """Vertex coordinate format (9 significant digits: sub-nanometre at object scale)."""
 
 
-def obj_text(vertices: np.ndarray, faces: np.ndarray, colors: np.ndarray | None = None, header: str = "") -> str:
+def obj_text(
+    vertices: np.ndarray, faces: np.ndarray, colors: np.ndarray | None = None, header: str = ""
+) -> str:
     """OBJ text of a triangle mesh; ``colors`` (N,3|4) uint8 are written as 0-1 floats after the position.
 
     Formatted with one ``%`` over all numbers (a per-number ``str.format`` loop took 0.2 s for a 20k-face mesh);

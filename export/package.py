@@ -11,14 +11,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from real2sim.export.config import ExportCfg
-from real2sim.export.decompose import coacd_threads
-from real2sim.export.objio import obj_text
-from real2sim.export.prepare import ObjectJob, PlacedObject, PreparedObject, lowest_z, prepare_object
 
 from real2sim.atomic import dumps_json, output_dir, write_text
 from real2sim.errors import ConfigError, StageError
 from real2sim.executor import ExecutorCfg, run_map
+from real2sim.export.config import ExportCfg
+from real2sim.export.decompose import coacd_threads
+from real2sim.export.objio import obj_text
+from real2sim.export.prepare import ObjectJob, PlacedObject, PreparedObject, lowest_z, prepare_object
 from real2sim.meshio import mesh_to_ply_bytes
 from real2sim.progress import step
 from real2sim.provenance import sha256_bytes, tool_versions
@@ -79,13 +79,16 @@ def _body_speed(data, model, body: int, radius: float) -> float:
     return float(np.linalg.norm(v[3:]) + np.linalg.norm(v[:3]) * radius)
 
 
-def _presettle(folder: Path, name: str, placed: list[PlacedObject], support, cfg: ExportCfg) -> list[PlacedObject]:
+def _presettle(
+    folder: Path, name: str, placed: list[PlacedObject], support, cfg: ExportCfg
+) -> list[PlacedObject]:
     """Let dynamic objects come to rest on their collision geometry (a scan's pose rocks by a millimetre or so).
 
     Steps until every dynamic object has been at rest (``REST_SPEED``) for ``REST_CHUNKS`` chunks in a row, at most
     ``SETTLE_MAX_SECONDS``; objects that moved more than ``SETTLE_LIMIT`` or never came to rest keep their pose.
     """
     import mujoco
+
     from real2sim.export.mjcf import build_model
 
     dyn = [o for o in placed if o.role == "dynamic"]
@@ -120,13 +123,23 @@ def _presettle(folder: Path, name: str, placed: list[PlacedObject], support, cfg
         pose = np.round(pose, 9) + 0.0
         moved = float(np.linalg.norm(pose[:3, 3] - o.world_from_object[:3, 3]))
         if moved > SETTLE_LIMIT:
-            log.warning("object %r is not at rest in the scene (moved %.1f mm in %.2f s of settling)",
-                        o.label, moved * 1e3, t)
+            log.warning(
+                "object %r is not at rest in the scene (moved %.1f mm in %.2f s of settling)",
+                o.label,
+                moved * 1e3,
+                t,
+            )
             out.append(o)
             continue
-        if calm[o.name] < REST_CHUNKS:  # a slow creep or contact jitter: the settled pose is still the better start
-            log.warning("object %r still moves after %.2f s of settling (moved %.1f mm); validation will judge it",
-                        o.label, t, moved * 1e3)
+        if (
+            calm[o.name] < REST_CHUNKS
+        ):  # a slow creep or contact jitter: the settled pose is still the better start
+            log.warning(
+                "object %r still moves after %.2f s of settling (moved %.1f mm); validation will judge it",
+                o.label,
+                t,
+                moved * 1e3,
+            )
         out.append(replace(o, world_from_object=pose))
     return out
 
@@ -135,9 +148,13 @@ def _write_assets(folder: Path, placed: list[PlacedObject]) -> None:
     for o in placed:
         v = o.obj.visual
         colors = v.visual.vertex_colors if v.visual is not None and v.visual.kind == "vertex" else None
-        write_text(folder / "assets" / o.visual_file(), obj_text(v.vertices, v.faces, colors, f"{o.name} visual"))
+        write_text(
+            folder / "assets" / o.visual_file(), obj_text(v.vertices, v.faces, colors, f"{o.name} visual")
+        )
         c = o.obj.collision
-        meshes = c.meshes() if c.primitive is None else ([c.primitive.to_mesh()] if o.collision_files() else [])
+        meshes = (
+            c.meshes() if c.primitive is None else ([c.primitive.to_mesh()] if o.collision_files() else [])
+        )
         for f, m in zip(o.collision_files(), meshes, strict=True):
             write_text(folder / "assets" / f, obj_text(m.vertices, m.faces, None, f"{o.name} collision"))
 
@@ -181,18 +198,31 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
     for j in jobs:
         inputs[f"mesh of {j.label}"] = sha256_bytes(mesh_to_ply_bytes(j.mesh))
     tools = _tools()
-    options = {"name": name, "formats": ",".join(cfg.formats), **cfg.decomposition_options(),
-               "visual_faces": cfg.visual_faces, "timestep": cfg.timestep}
+    options = {
+        "name": name,
+        "formats": ",".join(cfg.formats),
+        **cfg.decomposition_options(),
+        "visual_faces": cfg.visual_faces,
+        "timestep": cfg.timestep,
+    }
     info = {
         "urdf": "urdf" in cfg.formats,
         "inputs": inputs,
         "tools": tools,
         "options": options,
         "objects": [
-            {"name": p.name, "label": p.label, "role": p.role, "mass": p.obj.mass.mass,
-             "collision": (p.obj.collision.primitive.kind if p.obj.collision.primitive is not None
-                           else f"{len(p.obj.collision.hulls)} hulls"),
-             "warnings": list(p.obj.warnings)}
+            {
+                "name": p.name,
+                "label": p.label,
+                "role": p.role,
+                "mass": p.obj.mass.mass,
+                "collision": (
+                    p.obj.collision.primitive.kind
+                    if p.obj.collision.primitive is not None
+                    else f"{len(p.obj.collision.hulls)} hulls"
+                ),
+                "warnings": list(p.obj.warnings),
+            }
             for p in placed
         ],
     }

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import trimesh
+
 from real2sim.export.config import ExportCfg
 from real2sim.export.decompose import Collision, collision_geometry
 from real2sim.export.inertia import MassProperties, mass_properties
@@ -56,7 +57,9 @@ def prepare_object(job: ObjectJob) -> PreparedObject:
     col = collision_geometry(rep.mesh, job.cfg, job.threads)
     t.append(time.perf_counter())
     secs = tuple(zip(("repair", "mass", "visual", "collision"), np.diff(t).tolist(), strict=True))
-    return PreparedObject(job.name, rep.mesh, vis, mean_rgba(rep.mesh, job.rgba), col, props, rep.warnings, secs)
+    return PreparedObject(
+        job.name, rep.mesh, vis, mean_rgba(rep.mesh, job.rgba), col, props, rep.warnings, secs
+    )
 
 
 def lowest_z(obj: PreparedObject, world_from_object: np.ndarray) -> float:

@@ -29,7 +29,9 @@ class Primitive:
         elif self.kind == "sphere":
             m = trimesh.creation.icosphere(subdivisions=4, radius=self.size[0])
         elif self.kind == "cylinder":
-            m = trimesh.creation.cylinder(radius=self.size[0], height=2 * self.size[1], sections=256)  # sagitta 1e-4 r
+            m = trimesh.creation.cylinder(
+                radius=self.size[0], height=2 * self.size[1], sections=256
+            )  # sagitta 1e-4 r
         else:
             m = trimesh.creation.capsule(radius=self.size[0], height=2 * self.size[1], count=[24, 24])
         t = trimesh.transformations.quaternion_matrix(self.quat)
@@ -46,7 +48,9 @@ def _quat_from_matrix(r: np.ndarray) -> np.ndarray:
     return q if q[0] >= 0 else -q
 
 
-def fit_primitive(mesh: trimesh.Trimesh, tolerance: float, seed: int = 0, samples: int = 3000) -> Primitive | None:
+def fit_primitive(
+    mesh: trimesh.Trimesh, tolerance: float, seed: int = 0, samples: int = 3000
+) -> Primitive | None:
     """The best-fitting primitive if one fits ``mesh`` within ``tolerance`` (fraction of the bbox diagonal)."""
     to_obb, ext = trimesh.bounds.oriented_bounds(mesh)
     ext = np.asarray(ext, dtype=np.float64)
@@ -57,7 +61,9 @@ def fit_primitive(mesh: trimesh.Trimesh, tolerance: float, seed: int = 0, sample
     diag = float(np.linalg.norm(ext))
     vol = float(mesh.volume)
     half = ext / 2
-    cands: list[tuple[float, str, np.ndarray, np.ndarray, np.ndarray]] = []  # (err, kind, axis R, centre, size)
+    cands: list[
+        tuple[float, str, np.ndarray, np.ndarray, np.ndarray]
+    ] = []  # (err, kind, axis R, centre, size)
 
     q = np.abs(p)
     outside = np.linalg.norm(np.maximum(q - half, 0), axis=1)
@@ -68,7 +74,9 @@ def fit_primitive(mesh: trimesh.Trimesh, tolerance: float, seed: int = 0, sample
     c = trimesh.transform_points(mesh.center_mass[None], obb_from_object)[0]
     r_s = np.linalg.norm(p - c, axis=1)
     r = float(r_s.max() + r_s.min()) / 2  # minimax radius
-    cands.append((_err(r_s - r, diag, 4 / 3 * np.pi * r**3, vol, tolerance), "sphere", np.eye(3), c, np.array([r])))
+    cands.append(
+        (_err(r_s - r, diag, 4 / 3 * np.pi * r**3, vol, tolerance), "sphere", np.eye(3), c, np.array([r]))
+    )
 
     for k in range(3):
         o = [i for i in range(3) if i != k]
@@ -94,7 +102,9 @@ def fit_primitive(mesh: trimesh.Trimesh, tolerance: float, seed: int = 0, sample
         if a > 0.05 * h:
             d_cap = np.hypot(rho, np.maximum(z - a, 0)) - rad
             v_cap = np.pi * rad**2 * 2 * a + 4 / 3 * np.pi * rad**3
-            cands.append((_err(d_cap, diag, v_cap, vol, tolerance), "capsule", rot, centre, np.array([rad, a])))
+            cands.append(
+                (_err(d_cap, diag, v_cap, vol, tolerance), "capsule", rot, centre, np.array([rad, a]))
+            )
 
     err, kind, rot, centre, size = min(cands, key=lambda t: t[0])
     if not err <= tolerance:

@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 
 import numpy as np
-from real2sim.export.prepare import PlacedObject
 
 from real2sim.atomic import write_bytes
+from real2sim.export.prepare import PlacedObject
 
 log = logging.getLogger(__name__)
 WIDTH, HEIGHT = 640, 320
@@ -51,8 +51,9 @@ def _object_spec(o: PlacedObject, folder: Path):
     g.type, g.meshname, g.pos = mujoco.mjtGeom.mjGEOM_MESH, "visual", (-centre + [-shift, 0, 0]).tolist()
     g.rgba = list(o.obj.rgba)
     g.contype = g.conaffinity = 0  # drawn only: MuJoCo then builds no collision hull of the visual mesh
-    palette = np.array([[0.9, 0.3, 0.3], [0.3, 0.8, 0.3], [0.3, 0.4, 0.9], [0.9, 0.8, 0.2], [0.8, 0.3, 0.9],
-                        [0.2, 0.8, 0.8]])
+    palette = np.array(
+        [[0.9, 0.3, 0.3], [0.3, 0.8, 0.3], [0.3, 0.4, 0.9], [0.9, 0.8, 0.2], [0.8, 0.3, 0.9], [0.2, 0.8, 0.8]]
+    )
     for i, h in enumerate(o.obj.collision.meshes()):
         _add_mesh(spec, f"hull{i}", h.vertices, h.faces)
         g = spec.worldbody.add_geom()

@@ -58,7 +58,9 @@ def repair_mesh(mesh: trimesh.Trimesh, where: str) -> RepairResult:
     finite = np.all(np.isfinite(v), axis=1)
     if not finite.all():
         keep = finite[f].all(axis=1)
-        warnings.append(f"{where}: dropped {int((~finite).sum())} NaN/inf vertices and {int((~keep).sum())} faces")
+        warnings.append(
+            f"{where}: dropped {int((~finite).sum())} NaN/inf vertices and {int((~keep).sum())} faces"
+        )
         f = f[keep]
         if len(f) == 0:
             raise InputError(where, "mesh has no finite triangles (all vertices NaN/inf)")
@@ -77,7 +79,9 @@ def repair_mesh(mesh: trimesh.Trimesh, where: str) -> RepairResult:
         raise InputError(where, "mesh has only degenerate triangles (zero area)")
     ext = m.extents
     if np.min(ext) <= 1e-9 * max(float(np.max(ext)), 1e-12):
-        raise InputError(where, f"mesh is flat (extents {np.round(ext, 6).tolist()} m) and encloses no volume")
+        raise InputError(
+            where, f"mesh is flat (extents {np.round(ext, 6).tolist()} m) and encloses no volume"
+        )
     if not _is_solid(m):
         if m.is_watertight:
             trimesh.repair.fix_winding(m)
@@ -93,7 +97,9 @@ def repair_mesh(mesh: trimesh.Trimesh, where: str) -> RepairResult:
         raise InputError(where, "mesh could not be repaired to a closed solid; supply a watertight mesh")
     diag = float(np.linalg.norm(m.extents))
     if m.volume <= 1e-6 * diag**3:
-        raise InputError(where, f"mesh encloses (almost) no volume ({m.volume:.3g} m^3); it cannot carry mass")
+        raise InputError(
+            where, f"mesh encloses (almost) no volume ({m.volume:.3g} m^3); it cannot carry mass"
+        )
     transfer_colors(m, src_v, src_c)
     return RepairResult(m, tuple(warnings))
 

@@ -21,20 +21,40 @@ STEPS = (
 
 
 def readme_md(name: str, info: dict[str, Any], checks: tuple[Check, ...]) -> str:
-    lines = [f"# {name}", "", "Simulation package made by `real2sim export`.", "",
-             f"- `scene.xml`: load this in MuJoCo (includes `{name}.xml`, adds floor and light)",
-             f"- `{name}.xml`: the model only", ]
+    lines = [
+        f"# {name}",
+        "",
+        "Simulation package made by `real2sim export`.",
+        "",
+        f"- `scene.xml`: load this in MuJoCo (includes `{name}.xml`, adds floor and light)",
+        f"- `{name}.xml`: the model only",
+    ]
     if info.get("urdf"):
-        lines.append(f"- `{name}.urdf`: the same objects for other engines (mesh paths relative to this folder)")
-    lines += ["- `assets/`: visual meshes (`*_visual.obj`, vertex colours) and collision hulls (`*_collision_<i>.obj`)",
-              "- `report.html`, `renders/`: checks and pictures of visual vs collision geometry", "",
-              "## Inputs", "", "| file | sha256 |", "|---|---|"]
+        lines.append(
+            f"- `{name}.urdf`: the same objects for other engines (mesh paths relative to this folder)"
+        )
+    lines += [
+        "- `assets/`: visual meshes (`*_visual.obj`, vertex colours) and collision hulls (`*_collision_<i>.obj`)",
+        "- `report.html`, `renders/`: checks and pictures of visual vs collision geometry",
+        "",
+        "## Inputs",
+        "",
+        "| file | sha256 |",
+        "|---|---|",
+    ]
     lines += [f"| `{k}` | `{v}` |" for k, v in info["inputs"].items()]
-    lines += ["", "## Objects", "", "| body | source name | role | mass [kg] | collision | warnings |",
-              "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Objects",
+        "",
+        "| body | source name | role | mass [kg] | collision | warnings |",
+        "|---|---|---|---|---|---|",
+    ]
     for o in info["objects"]:
-        lines.append(f"| `{o['name']}` | {o['label']} | {o['role']} | {o['mass']:.6g} | {o['collision']} | "
-                     f"{'; '.join(o['warnings']) or '-'} |")
+        lines.append(
+            f"| `{o['name']}` | {o['label']} | {o['role']} | {o['mass']:.6g} | {o['collision']} | "
+            f"{'; '.join(o['warnings']) or '-'} |"
+        )
     lines += ["", "## Steps", ""] + [f"{i + 1}. {s}" for i, s in enumerate(STEPS)]
     lines += ["", "## Options", "", "| option | value |", "|---|---|"]
     lines += [f"| {k} | `{v}` |" for k, v in info["options"].items()]
@@ -57,7 +77,9 @@ def report_html(name: str, info: dict[str, Any], checks: tuple[Check, ...], rend
         f"<td>{e(o['collision'])}</td></tr>"
         for o in info["objects"]
     )
-    imgs = "".join(f"<figure><img src='{e(r)}' width='480'><figcaption>{e(r)}</figcaption></figure>" for r in renders)
+    imgs = "".join(
+        f"<figure><img src='{e(r)}' width='480'><figcaption>{e(r)}</figcaption></figure>" for r in renders
+    )
     opts = "".join(f"<tr><td>{e(str(k))}</td><td>{e(str(v))}</td></tr>" for k, v in info["options"].items())
     ins = "".join(f"<tr><td>{e(k)}</td><td><code>{e(v)}</code></td></tr>" for k, v in info["inputs"].items())
     tools = "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in info["tools"].items())

@@ -5,9 +5,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import numpy as np
+
 from real2sim.export.mjcf import support_box
 from real2sim.export.prepare import PlacedObject
-
 from real2sim.scene import Support
 
 
@@ -61,9 +61,14 @@ def urdf_xml(name: str, objects: list[PlacedObject], support: Support) -> str:
         ET.SubElement(
             inertial,
             "inertia",
-            {k: f"{float(v):.12g}" for k, v in zip(
-                ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"), (i[0, 0], i[0, 1], i[0, 2], i[1, 1], i[1, 2], i[2, 2]),
-                strict=True)},
+            {
+                k: f"{float(v):.12g}"
+                for k, v in zip(
+                    ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"),
+                    (i[0, 0], i[0, 1], i[0, 2], i[1, 1], i[1, 2], i[2, 2]),
+                    strict=True,
+                )
+            },
         )
         vis = ET.SubElement(link, "visual", {"name": f"{n}_visual"})
         _origin(vis, np.zeros(3), np.eye(3))
@@ -87,8 +92,12 @@ def urdf_xml(name: str, objects: list[PlacedObject], support: Support) -> str:
                 _origin(colx, np.zeros(3), np.eye(3))
                 ET.SubElement(ET.SubElement(colx, "geometry"), "mesh", {"filename": f"assets/{f}"})
         joint = ET.SubElement(
-            robot, "joint", {"name": f"{n}_free" if o.role == "dynamic" else f"{n}_fixed",
-                             "type": "floating" if o.role == "dynamic" else "fixed"}
+            robot,
+            "joint",
+            {
+                "name": f"{n}_free" if o.role == "dynamic" else f"{n}_fixed",
+                "type": "floating" if o.role == "dynamic" else "fixed",
+            },
         )
         _origin(joint, o.world_from_object[:3, 3], o.world_from_object[:3, :3])
         ET.SubElement(joint, "parent", {"link": "world"})

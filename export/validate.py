@@ -7,10 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from real2sim.export.config import ValidateCfg
-from real2sim.export.inertia import inertia_problems
 
 from real2sim.errors import InputError
+from real2sim.export.config import ValidateCfg
+from real2sim.export.inertia import inertia_problems
 from real2sim.results import Check
 
 
@@ -32,27 +32,32 @@ def _geom_mesh(model, g: int):
     """The geom as a triangle mesh in its body's frame."""
     import mujoco
     import trimesh
+
     from real2sim.export.primitives import Primitive
 
     t = np.eye(4)
-    t[:3, :3] = np.asarray(
-        trimesh.transformations.quaternion_matrix(model.geom_quat[g])[:3, :3]
-    )
+    t[:3, :3] = np.asarray(trimesh.transformations.quaternion_matrix(model.geom_quat[g])[:3, :3])
     t[:3, 3] = model.geom_pos[g]
     typ = int(model.geom_type[g])
     if typ == int(mujoco.mjtGeom.mjGEOM_MESH):
         m = model.geom_dataid[g]
         v0, nv = model.mesh_vertadr[m], model.mesh_vertnum[m]
         f0, nf = model.mesh_faceadr[m], model.mesh_facenum[m]
-        mesh = trimesh.Trimesh(model.mesh_vert[v0 : v0 + nv].astype(np.float64), model.mesh_face[f0 : f0 + nf],
-                               process=False)
+        mesh = trimesh.Trimesh(
+            model.mesh_vert[v0 : v0 + nv].astype(np.float64), model.mesh_face[f0 : f0 + nf], process=False
+        )
         mesh.apply_transform(t)
         return mesh
-    kind = {int(mujoco.mjtGeom.mjGEOM_BOX): "box", int(mujoco.mjtGeom.mjGEOM_SPHERE): "sphere",
-            int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder", int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule"}[typ]
+    kind = {
+        int(mujoco.mjtGeom.mjGEOM_BOX): "box",
+        int(mujoco.mjtGeom.mjGEOM_SPHERE): "sphere",
+        int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder",
+        int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule",
+    }[typ]
     n = {"box": 3, "sphere": 1, "cylinder": 2, "capsule": 2}[kind]
-    return Primitive(kind, model.geom_pos[g].copy(), model.geom_quat[g].copy(), model.geom_size[g][:n].copy(),
-                     0.0).to_mesh()
+    return Primitive(
+        kind, model.geom_pos[g].copy(), model.geom_quat[g].copy(), model.geom_size[g][:n].copy(), 0.0
+    ).to_mesh()
 
 
 def _simulate(model, data, steps: int) -> None:
@@ -89,32 +94,56 @@ def _urdf_checks(urdf: Path) -> list[Check]:
     return checks
 
 
-def _static_checks(model, b: int, label: str, cfg: ValidateCfg, max_hulls: int, max_verts: int) -> list[Check]:
+def _static_checks(
+    model, b: int, label: str, cfg: ValidateCfg, max_hulls: int, max_verts: int
+) -> list[Check]:
     """Checks of one body that do not need the simulation: inertia, hull budget, collision-to-surface distance."""
     import mujoco
 
     checks = []
     i = np.diag(model.body_inertia[b])
     probs = inertia_problems(i) + ([] if model.body_mass[b] > 0 else ["mass <= 0"])
-    checks.append(Check(f"inertia {label}", not probs, "; ".join(probs) or
-                        f"mass {model.body_mass[b]:.4g} kg, principal {np.round(model.body_inertia[b], 8).tolist()}"))
+    checks.append(
+        Check(
+            f"inertia {label}",
+            not probs,
+            "; ".join(probs)
+            or f"mass {model.body_mass[b]:.4g} kg, principal {np.round(model.body_inertia[b], 8).tolist()}",
+        )
+    )
     cols = _body_geoms(model, b, 3)
-    nverts = [int(model.mesh_vertnum[model.geom_dataid[g]]) for g in cols
-              if int(model.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_MESH)]
+    nverts = [
+        int(model.mesh_vertnum[model.geom_dataid[g]])
+        for g in cols
+        if int(model.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_MESH)
+    ]
     within = 1 <= len(cols) <= max_hulls and all(v <= max_verts for v in nverts)
-    checks.append(Check(f"hull budget {label}", within,
-                        f"{len(cols)} geoms (max {max_hulls}), max {max(nverts, default=0)} vertices (max {max_verts})",
-                        float(len(cols)), float(max_hulls)))
+    checks.append(
+        Check(
+            f"hull budget {label}",
+            within,
+            f"{len(cols)} geoms (max {max_hulls}), max {max(nverts, default=0)} vertices (max {max_verts})",
+            float(len(cols)),
+            float(max_hulls),
+        )
+    )
     vis = _body_geoms(model, b, 2)
     if vis and cols:
         import trimesh
+
         from real2sim.export.fidelity import hull_fidelity
 
         surf = trimesh.util.concatenate([_geom_mesh(model, g) for g in vis])
         fid = hull_fidelity(surf, [_geom_mesh(model, g) for g in cols], samples=cfg.samples)
-        checks.append(Check(f"collision-to-surface {label}", fid.hausdorff_rel <= cfg.max_surface_distance,
-                            f"Hausdorff {fid.hausdorff * 1e3:.2f} mm ({fid.hausdorff_rel:.1%} of diagonal)",
-                            fid.hausdorff_rel, cfg.max_surface_distance))
+        checks.append(
+            Check(
+                f"collision-to-surface {label}",
+                fid.hausdorff_rel <= cfg.max_surface_distance,
+                f"Hausdorff {fid.hausdorff * 1e3:.2f} mm ({fid.hausdorff_rel:.1%} of diagonal)",
+                fid.hausdorff_rel,
+                cfg.max_surface_distance,
+            )
+        )
     return checks
 
 
@@ -151,24 +180,50 @@ def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tup
     with ThreadPoolExecutor(1) as pool:
         rest = pool.submit(_simulate, model, data, steps)
         urdf_checks = _urdf_checks(urdf) if cfg.check_urdf and urdf.is_file() else []
-        static = {o["name"]: _static_checks(model, bodies[o["name"]], o.get("label", o["name"]), cfg, max_hulls,
-                                            max_verts) for o in objects}
+        static = {
+            o["name"]: _static_checks(
+                model, bodies[o["name"]], o.get("label", o["name"]), cfg, max_hulls, max_verts
+            )
+            for o in objects
+        }
         rest.result()  # re-raises what the simulation raised
 
     checks = [compiled, *urdf_checks]
-    checks.append(Check("initial penetration", pen <= cfg.max_penetration, f"{pen * 1e3:.3f} mm at 'home'",
-                        pen, cfg.max_penetration))
+    checks.append(
+        Check(
+            "initial penetration",
+            pen <= cfg.max_penetration,
+            f"{pen * 1e3:.3f} mm at 'home'",
+            pen,
+            cfg.max_penetration,
+        )
+    )
     nwarn = int(sum(w.number for w in data.warning))
     finite = bool(np.all(np.isfinite(data.qpos)))
     kinds = [mujoco.mjtWarning(i).name for i, w in enumerate(data.warning) if w.number]
-    checks.append(Check("no mujoco warnings", nwarn == 0 and finite,
-                        f"{nwarn} warnings {kinds} in {cfg.sim_seconds:g} s" if nwarn else
-                        f"none in {cfg.sim_seconds:g} s ({steps} steps)", float(nwarn), 0.0))
+    checks.append(
+        Check(
+            "no mujoco warnings",
+            nwarn == 0 and finite,
+            f"{nwarn} warnings {kinds} in {cfg.sim_seconds:g} s"
+            if nwarn
+            else f"none in {cfg.sim_seconds:g} s ({steps} steps)",
+            float(nwarn),
+            0.0,
+        )
+    )
     for o in objects:
         n, b = o["name"], bodies[o["name"]]
         if o["role"] == "dynamic":
             d = float(np.linalg.norm(data.xpos[b] - x0[n]))
-            checks.append(Check(f"rest drift {o.get('label', n)}", d < cfg.max_drift,
-                                f"{d * 1e3:.3f} mm in {cfg.sim_seconds:g} s", d, cfg.max_drift))
+            checks.append(
+                Check(
+                    f"rest drift {o.get('label', n)}",
+                    d < cfg.max_drift,
+                    f"{d * 1e3:.3f} mm in {cfg.sim_seconds:g} s",
+                    d,
+                    cfg.max_drift,
+                )
+            )
         checks.extend(static[n])
     return tuple(checks)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import trimesh
+
 from real2sim.export.repair import transfer_colors
 
 FLAT_TOLERANCE = 1e-6
@@ -37,7 +38,9 @@ def decimate(mesh: trimesh.Trimesh, faces: int) -> trimesh.Trimesh:
     import open3d as o3d  # import before coacd in any process (their C++ runtimes clash the other way round)
 
     v, f = _collapse_flat(mesh)
-    om = o3d.geometry.TriangleMesh(o3d.utility.Vector3dVector(v), o3d.utility.Vector3iVector(f.astype(np.int32)))
+    om = o3d.geometry.TriangleMesh(
+        o3d.utility.Vector3dVector(v), o3d.utility.Vector3iVector(f.astype(np.int32))
+    )
     d = om.simplify_quadric_decimation(int(faces))
     out = trimesh.Trimesh(np.asarray(d.vertices, dtype=np.float64), np.asarray(d.triangles, dtype=np.int64))
     out.update_faces(out.nondegenerate_faces())

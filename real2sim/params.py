@@ -52,7 +52,9 @@ class ParamSpec:
         if self.log_scale and self.lower <= 0:
             raise ConfigError(f"{self.name}: log-scaled parameters need a positive lower bound")
         if self.initial is not None and not self.lower <= self.initial <= self.upper:
-            raise ConfigError(f"{self.name}: initial value {self.initial} outside [{self.lower}, {self.upper}]")
+            raise ConfigError(
+                f"{self.name}: initial value {self.initial} outside [{self.lower}, {self.upper}]"
+            )
 
 
 def parse_param_name(name: str) -> tuple[str, str, str | None]:

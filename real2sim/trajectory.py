@@ -48,11 +48,14 @@ class Trajectory:
         if t.ndim != 1 or t.shape[0] < 2:
             raise InputError(src, f"time must be a 1-D array of at least 2 samples, got shape {t.shape}")
         if not np.all(np.isfinite(t)):
-            raise InputError(src, f"time has non-finite values (first at row {int(np.argmin(np.isfinite(t)))})")
+            raise InputError(
+                src, f"time has non-finite values (first at row {int(np.argmin(np.isfinite(t)))})"
+            )
         bad = np.nonzero(np.diff(t) <= 0)[0]
         if bad.size:
             raise InputError(
-                src, f"time is not strictly increasing at row {int(bad[0]) + 1} ({t[bad[0]]} -> {t[bad[0] + 1]})"
+                src,
+                f"time is not strictly increasing at row {int(bad[0]) + 1} ({t[bad[0]]} -> {t[bad[0] + 1]})",
             )
         n = t.shape[0]
         for what, arr, width in (

@@ -107,8 +107,9 @@ def carve(
     return carved.reshape(shape)
 
 
-def _start_offsets(ends: np.ndarray, u: np.ndarray, on_support: np.ndarray, margin: float,
-                   support_z: float | None) -> np.ndarray:
+def _start_offsets(
+    ends: np.ndarray, u: np.ndarray, on_support: np.ndarray, margin: float, support_z: float | None
+) -> np.ndarray:
     """Distance [m] in front of each end point (toward the sensor, unit directions ``u``) where carving starts."""
     start = np.full(len(ends), margin)
     if support_z is not None and on_support.any():
@@ -215,7 +216,9 @@ def ray_spacing(ends: np.ndarray, origins: np.ndarray, sample: int = 4000, seed:
     key = np.round(origins, 6)
     uniq, inv = np.unique(key, axis=0, return_inverse=True)
     inv = inv.reshape(-1)
-    groups = [np.flatnonzero(inv == g) for g in range(len(uniq))] if len(uniq) <= 64 else [np.arange(len(ends))]
+    groups = (
+        [np.flatnonzero(inv == g) for g in range(len(uniq))] if len(uniq) <= 64 else [np.arange(len(ends))]
+    )
     rng = np.random.default_rng(seed)
     dists = []
     for g in groups:

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from real2sim.recon.sfm import SfmResult
 
 from real2sim.errors import InputError, StageError
+from real2sim.recon.sfm import SfmResult
 
 CORNER_BIAS_PX = 0.15
 """Bound [px] on the systematic error of a refined marker corner (edge fit: -0.12 px mean, 0.17 px rms against
@@ -62,7 +62,9 @@ def triangulate(projections: list[np.ndarray], uvs: list[np.ndarray]) -> np.ndar
     return x[:3] / x[3]
 
 
-def detect_marker(image: np.ndarray, dictionary: str = "DICT_4X4_50", marker_id: int = 0) -> np.ndarray | None:
+def detect_marker(
+    image: np.ndarray, dictionary: str = "DICT_4X4_50", marker_id: int = 0
+) -> np.ndarray | None:
     """The 4 corners (4, 2) [px, OpenCV convention: pixel centres at integers] of marker ``marker_id`` (clockwise
     from top-left), refined to sub-pixel accuracy by intersecting lines fitted to the marker's edges
     (:func:`refine_corners`), or None."""
@@ -70,7 +72,9 @@ def detect_marker(image: np.ndarray, dictionary: str = "DICT_4X4_50", marker_id:
 
     aruco = cv2.aruco
     if not hasattr(aruco, dictionary):
-        raise StageError(f"unknown marker dictionary {dictionary!r} (OpenCV names, e.g. DICT_4X4_50, DICT_APRILTAG_36h11)")
+        raise StageError(
+            f"unknown marker dictionary {dictionary!r} (OpenCV names, e.g. DICT_4X4_50, DICT_APRILTAG_36h11)"
+        )
     params = aruco.DetectorParameters()
     params.cornerRefinementMethod = aruco.CORNER_REFINE_SUBPIX
     det = aruco.ArucoDetector(aruco.getPredefinedDictionary(getattr(aruco, dictionary)), params)
@@ -144,7 +148,9 @@ def refine_corners(gray: np.ndarray, corners: np.ndarray, cells: int = 6) -> np.
     return out
 
 
-def scale_from_marker(sfm: SfmResult, size: float, dictionary: str = "DICT_4X4_50", marker_id: int = 0) -> ScaleEstimate:
+def scale_from_marker(
+    sfm: SfmResult, size: float, dictionary: str = "DICT_4X4_50", marker_id: int = 0
+) -> ScaleEstimate:
     """Scale from the marker's side length ``size`` [m]: its corners are detected in every registered image,
     triangulated, and the four sides (and diagonals / sqrt 2) compared with ``size``.
 
@@ -160,13 +166,18 @@ def scale_from_marker(sfm: SfmResult, size: float, dictionary: str = "DICT_4X4_5
         if c is not None:
             obs[n] = c
     if len(obs) < 2:
-        raise StageError(f"marker {dictionary} id {marker_id} found in {len(obs)} registered image(s); need >= 2")
+        raise StageError(
+            f"marker {dictionary} id {marker_id} found in {len(obs)} registered image(s); need >= 2"
+        )
     names = sorted(obs)
     projs = [_projection(sfm, n) for n in names]
     und = {n: _undistort(sfm, n, obs[n]) for n in names}
     corners = np.array([triangulate(projs, [und[n][k] for n in names]) for k in range(4)])
     sides = [np.linalg.norm(corners[k] - corners[(k + 1) % 4]) for k in range(4)]
-    diags = [np.linalg.norm(corners[0] - corners[2]) / np.sqrt(2), np.linalg.norm(corners[1] - corners[3]) / np.sqrt(2)]
+    diags = [
+        np.linalg.norm(corners[0] - corners[2]) / np.sqrt(2),
+        np.linalg.norm(corners[1] - corners[3]) / np.sqrt(2),
+    ]
     est = np.array([size / s for s in sides + diags])
     scale = float(np.mean(est))
     side_px = np.median([np.linalg.norm(obs[n] - np.roll(obs[n], 1, axis=0), axis=1).mean() for n in names])
@@ -176,7 +187,10 @@ def scale_from_marker(sfm: SfmResult, size: float, dictionary: str = "DICT_4X4_5
 
 
 def scale_from_known_distance(
-    sfm: SfmResult, point_a: dict[str, tuple[float, float]], point_b: dict[str, tuple[float, float]], distance: float
+    sfm: SfmResult,
+    point_a: dict[str, tuple[float, float]],
+    point_b: dict[str, tuple[float, float]],
+    distance: float,
 ) -> ScaleEstimate:
     """Scale from two points A, B a known ``distance`` [m] apart, each given as ``{image name: (u, v) px}`` (OpenCV convention, pixel centres at integers) in two
     or more registered images. The uncertainty comes from leave-one-view-out re-triangulation."""
@@ -231,8 +245,13 @@ def load_known_distance(path) -> tuple[dict[str, tuple[float, float]], dict[str,
             raise InputError(path, f"[{key}] must map two or more image names to [u, v] pixels")
         pt = {}
         for name, uv in table.items():
-            ok = isinstance(uv, list) and len(uv) == 2 and all(
-                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in uv)
+            ok = (
+                isinstance(uv, list)
+                and len(uv) == 2
+                and all(
+                    isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in uv
+                )
+            )
             if not ok:
                 raise InputError(path, f"[{key}] {name!r}: expected [u, v] pixels, got {uv!r}")
             pt[str(name)] = (float(uv[0]), float(uv[1]))

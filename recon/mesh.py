@@ -20,11 +20,11 @@ from typing import Protocol
 
 import numpy as np
 import trimesh
-from real2sim.recon.carve import FreeSpace, carve, carve_projective, ray_spacing, unseen_solid
-from real2sim.recon.support import polygon_signed_distance
 from scipy.spatial import ConvexHull, QhullError, cKDTree
 
 from real2sim.errors import StageError
+from real2sim.recon.carve import FreeSpace, carve, carve_projective, ray_spacing, unseen_solid
+from real2sim.recon.support import polygon_signed_distance
 
 BUDGET_FACES_PER_AREA = 2.5
 """Marching-cubes triangles per (bounding-box surface area / voxel area), as measured on boxes, cylinders, a mug
@@ -170,7 +170,9 @@ def mesh_object(
     return trimesh.Trimesh(v, np.asarray(mesh.faces), process=False)
 
 
-def _grid_spacing(points: np.ndarray, support_z: float | None, cfg: MeshCfg) -> tuple[np.ndarray, np.ndarray, float]:
+def _grid_spacing(
+    points: np.ndarray, support_z: float | None, cfg: MeshCfg
+) -> tuple[np.ndarray, np.ndarray, float]:
     """The points' bounding box (down to the support) and the meshing grid spacing [m] for it."""
     lo = points.min(axis=0)
     hi = points.max(axis=0)
@@ -209,7 +211,12 @@ def thin_wall_fraction(points: np.ndarray, normals: np.ndarray, radius: float) -
 
 
 def _symmetry_completion(
-    points: np.ndarray, normals: np.ndarray, rays: FreeSpace, support_z: float, lo: np.ndarray, hi: np.ndarray,
+    points: np.ndarray,
+    normals: np.ndarray,
+    rays: FreeSpace,
+    support_z: float,
+    lo: np.ndarray,
+    hi: np.ndarray,
     h: float,
 ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray, float, tuple[int, int, int]], np.ndarray] | None]:
     """Points and normals completed through the object's symmetry (``symmetry.py``) and the function that gives
@@ -325,7 +332,9 @@ def _carved_solid(
     return unseen_solid(carved, spacing), margin + h
 
 
-def _distrusted_origins(lo: np.ndarray, hi: np.ndarray, h: float, rays: FreeSpace, support_z: float | None) -> bool:
+def _distrusted_origins(
+    lo: np.ndarray, hi: np.ndarray, h: float, rays: FreeSpace, support_z: float | None
+) -> bool:
     """True when the sensor origins cannot be where the sensors were: one inside the box, or one not above the
     support."""
     origins = np.asarray(rays.sensors if rays.sensors is not None else rays.origins)
@@ -339,7 +348,9 @@ def _carve_margin(points: np.ndarray, normals: np.ndarray, rays: FreeSpace, lo: 
     """``(margin, sigma)``: the range noise sigma [m] of the rays ending in the box and the carving margin."""
     ends = np.asarray(rays.ends)
     inside = np.all((ends >= lo) & (ends <= hi), axis=1)
-    sigma = range_noise(points, normals, ends, np.asarray(rays.origins), inside & ~np.asarray(rays.on_support, bool))
+    sigma = range_noise(
+        points, normals, ends, np.asarray(rays.origins), inside & ~np.asarray(rays.on_support, bool)
+    )
     return max(2.5 * sigma, CARVE_ROUNDING * h), sigma
 
 
@@ -348,7 +359,11 @@ CARVE_ROUNDING = 0.5 * np.sqrt(3.0)
 
 
 def range_noise(
-    points: np.ndarray, normals: np.ndarray, ends: np.ndarray, origins: np.ndarray, mask: np.ndarray,
+    points: np.ndarray,
+    normals: np.ndarray,
+    ends: np.ndarray,
+    origins: np.ndarray,
+    mask: np.ndarray,
     sample: int = 20000,
 ) -> float:
     """Robust standard deviation [m] of the range noise along the sensor rays: each raw end point's offset from
@@ -388,7 +403,8 @@ def _poisson(points: np.ndarray, normals: np.ndarray, cfg: MeshCfg) -> trimesh.T
     ext = float((points.max(axis=0) - points.min(axis=0)).max())
     depth = int(np.clip(np.ceil(np.log2(ext / cfg.mesh_voxel)), 5, 10))
     m, dens = o3d.geometry.TriangleMesh.create_from_point_cloud_poisson(
-        pc, depth=depth, scale=1.1, linear_fit=True, n_threads=1)  # threaded runs differ in the last bits
+        pc, depth=depth, scale=1.1, linear_fit=True, n_threads=1
+    )  # threaded runs differ in the last bits
     v, f = np.asarray(m.vertices), np.asarray(m.triangles)
     full = largest_component(trimesh.Trimesh(v, f, process=True))
     dens = np.asarray(dens)
@@ -400,7 +416,11 @@ def _poisson(points: np.ndarray, normals: np.ndarray, cfg: MeshCfg) -> trimesh.T
 
         vc, fc = pymeshfix.clean_from_arrays(np.asarray(trimmed.vertices), np.asarray(trimmed.faces))
         closed = trimesh.Trimesh(vc, fc, process=True)
-        if closed.is_watertight and closed.is_winding_consistent and len(closed.faces) > 0.5 * len(full.faces):
+        if (
+            closed.is_watertight
+            and closed.is_winding_consistent
+            and len(closed.faces) > 0.5 * len(full.faces)
+        ):
             mesh = closed
     mesh = decimate(mesh, cfg.max_triangles)
     return ensure_closed(mesh)
@@ -436,7 +456,9 @@ def decimate(mesh: trimesh.Trimesh, max_triangles: int) -> trimesh.Trimesh:
         import fast_simplification
 
         v, f = fast_simplification.simplify(
-            np.asarray(mesh.vertices, dtype=np.float64), np.asarray(mesh.faces), target_count=int(max_triangles)
+            np.asarray(mesh.vertices, dtype=np.float64),
+            np.asarray(mesh.faces),
+            target_count=int(max_triangles),
         )
     except ImportError:  # slower fallback
         import open3d as o3d

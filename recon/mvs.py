@@ -20,17 +20,15 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from real2sim.recon.pointcloud_io import PointCloud
-from real2sim.recon.sfm import SfmResult
 
 from real2sim.errors import ConfigError, StageError
 from real2sim.progress import progress
+from real2sim.recon.pointcloud_io import PointCloud
+from real2sim.recon.sfm import SfmResult
 
 log = logging.getLogger(__name__)
 
-CUDA_MISSING = (
-    "dense 'cuda' needs pycolmap built with CUDA (PatchMatch stereo); this pycolmap is CPU-only: use --dense cpu"
-)
+CUDA_MISSING = "dense 'cuda' needs pycolmap built with CUDA (PatchMatch stereo); this pycolmap is CPU-only: use --dense cpu"
 
 
 @dataclass(frozen=True)
@@ -71,8 +69,15 @@ class MvsCfg:
             raise ConfigError(f"mvs: block_size must be odd and >= 1, got {self.block_size}")
         if self.voxel is not None and not self.voxel > 0:
             raise ConfigError(f"mvs: voxel must be > 0, got {self.voxel}")
-        if self.trunc_voxels < 1 or self.max_views < 0 or self.min_shared_points < 5 or self.max_disparities % 16:
-            raise ConfigError("mvs: trunc_voxels >= 1, max_views >= 0, min_shared_points >= 5, max_disparities % 16 == 0 required")
+        if (
+            self.trunc_voxels < 1
+            or self.max_views < 0
+            or self.min_shared_points < 5
+            or self.max_disparities % 16
+        ):
+            raise ConfigError(
+                "mvs: trunc_voxels >= 1, max_views >= 0, min_shared_points >= 5, max_disparities % 16 == 0 required"
+            )
         return self
 
 
@@ -106,7 +111,9 @@ def _views(sfm: SfmResult, world_from_sfm: np.ndarray) -> dict[str, _View]:
     return out
 
 
-def _pairs(sfm: SfmResult, views: dict[str, _View], world_from_sfm: np.ndarray, cfg: MvsCfg) -> list[tuple[str, str]]:
+def _pairs(
+    sfm: SfmResult, views: dict[str, _View], world_from_sfm: np.ndarray, cfg: MvsCfg
+) -> list[tuple[str, str]]:
     """One (reference, partner) per reference view: most shared sparse points within the angle and forward-motion
     limits; a pair already chosen the other way round is not repeated."""
     pts = sfm.points @ world_from_sfm[:3, :3].T + world_from_sfm[:3, 3]
@@ -161,7 +168,11 @@ def _sgbm(left: np.ndarray, right: np.ndarray, shift: int, ndisp: int, cfg: MvsC
     d = sgbm.compute(np.pad(left, pad), np.pad(right, pad)).astype(np.float32)[:, ndisp:] / 16.0
     # Textureless pixels (and a block around them) give no reliable match; block matching also "fattens" textured
     # foreground into a textureless background (e.g. past the edge of a table).
-    g = cv2.cvtColor(left, cv2.COLOR_BGR2GRAY).astype(np.float32) if left.ndim == 3 else left.astype(np.float32)
+    g = (
+        cv2.cvtColor(left, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        if left.ndim == 3
+        else left.astype(np.float32)
+    )
     k = (bs, bs)
     std = np.sqrt(np.maximum(cv2.blur(g * g, k) - cv2.blur(g, k) ** 2, 0))
     flat = (std < cfg.min_texture).astype(np.uint8)
@@ -170,7 +181,13 @@ def _sgbm(left: np.ndarray, right: np.ndarray, shift: int, ndisp: int, cfg: MvsC
 
 
 def _depth_image(
-    d: np.ndarray, content: np.ndarray, rect_from_cam: np.ndarray, f: float, cx: float, cy: float, baseline: float,
+    d: np.ndarray,
+    content: np.ndarray,
+    rect_from_cam: np.ndarray,
+    f: float,
+    cx: float,
+    cy: float,
+    baseline: float,
     view: _View,
 ) -> np.ndarray:
     """Depth map [m] of ``view`` (undistorted pinhole frame) from a rectified disparity map."""
@@ -222,7 +239,9 @@ def _depth_from_pair(
     span = hi - lo
     shift = int(np.floor(lo - 0.15 * span - 8))
     ndisp = min(int(np.ceil((hi + 0.15 * span + 8 - shift) / 16.0)) * 16, cfg.max_disparities)
-    log.debug("pair %s-%s: f %.1f baseline %.4f disparity %d + %d", va.name, vb.name, f, baseline, shift, ndisp)
+    log.debug(
+        "pair %s-%s: f %.1f baseline %.4f disparity %d + %d", va.name, vb.name, f, baseline, shift, ndisp
+    )
     ones = np.full((h, w), 255, np.uint8)
     content_a = cv2.remap(ones, ma[0], ma[1], cv2.INTER_NEAREST) > 0
     content_b = cv2.remap(ones, mb[0], mb[1], cv2.INTER_NEAREST) > 0
@@ -313,7 +332,9 @@ def dense_points_cpu(
             both = (depth > 0) & (other > 0)
             depth = np.where(both, 0.5 * (depth + other), np.maximum(depth, other))
         merged[n] = depth
-        colour = cv2.cvtColor(cv2.undistort(load(n), v.K, v.dist), cv2.COLOR_BGR2RGB).astype(np.float32) / 255.0
+        colour = (
+            cv2.cvtColor(cv2.undistort(load(n), v.K, v.dist), cv2.COLOR_BGR2RGB).astype(np.float32) / 255.0
+        )
         z = pts[sets[n]] @ v.R[2] + v.t[2]
         trunc = float(2.0 * np.percentile(z[z > 0], 95))
         ext = np.eye(4)
@@ -329,7 +350,9 @@ def dense_points_cpu(
     points = pcd.point.positions.numpy().astype(np.float64)
     colors = np.clip(pcd.point.colors.numpy().astype(np.float64), 0, 1)
     normals = pcd.point.normals.numpy().astype(np.float64)
-    order = np.lexsort(points.T[::-1])  # the voxel hash map's order depends on threading: make it deterministic
+    order = np.lexsort(
+        points.T[::-1]
+    )  # the voxel hash map's order depends on threading: make it deterministic
     points, colors, normals = points[order], colors[order], normals[order]
     # Sensor origin per point: of the cameras whose depth map holds the point (it saw it: the ray to the camera
     # is free), the one that sees it most frontally (outward normal towards the camera). A camera on the far side
@@ -354,7 +377,9 @@ def dense_points_cpu(
     if timings is not None:
         timings["dense_stereo"] = t1 - t0
         timings["dense_fusion"] = time.perf_counter() - t1
-    log.info("dense: %d pairs, %d depth maps, voxel %.4f m, %d points", len(pairs), len(depths), voxel, len(points))
+    log.info(
+        "dense: %d pairs, %d depth maps, voxel %.4f m, %d points", len(pairs), len(depths), voxel, len(points)
+    )
     return PointCloud(points, colors=colors, sensor_origin=centres[best], source=str(sfm.image_dir))
 
 

@@ -14,10 +14,10 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
-from real2sim.recon.sfm import Intrinsics, SfmResult
 
 from real2sim.atomic import write_json
 from real2sim.errors import NotBuiltError, StageError
+from real2sim.recon.sfm import Intrinsics, SfmResult
 
 OPENCV_TO_OPENGL = np.diag([1.0, -1.0, -1.0, 1.0])
 INSTALL_HINT = (
@@ -38,7 +38,9 @@ def _camera_fields(intr: Intrinsics) -> dict:
     return out
 
 
-def transforms_json(sfm: SfmResult, world_from_sfm: np.ndarray | None = None, image_prefix: str = "images/") -> dict:
+def transforms_json(
+    sfm: SfmResult, world_from_sfm: np.ndarray | None = None, image_prefix: str = "images/"
+) -> dict:
     """The ``transforms.json`` content for the registered images (poses mapped by ``world_from_sfm``, a
     similarity, when given)."""
     from real2sim.recon.align import Similarity
@@ -66,7 +68,9 @@ def transforms_json(sfm: SfmResult, world_from_sfm: np.ndarray | None = None, im
     return out
 
 
-def write_nerfstudio_dataset(sfm: SfmResult, out_dir: str | Path, world_from_sfm: np.ndarray | None = None) -> Path:
+def write_nerfstudio_dataset(
+    sfm: SfmResult, out_dir: str | Path, world_from_sfm: np.ndarray | None = None
+) -> Path:
     """Write ``transforms.json`` and copy the registered images into ``out_dir/images``."""
     out_dir = Path(out_dir)
     (out_dir / "images").mkdir(parents=True, exist_ok=True)
@@ -92,7 +96,9 @@ def train_splatfacto(dataset: Path, work_dir: Path, max_iters: int = 30000) -> P
            "False"]  # fmt: skip
     res = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if res.returncode != 0:
-        raise StageError(f"ns-train failed: {res.stderr.strip().splitlines()[-1] if res.stderr else res.returncode}")
+        raise StageError(
+            f"ns-train failed: {res.stderr.strip().splitlines()[-1] if res.stderr else res.returncode}"
+        )
     configs = sorted(runs.rglob("config.yml"))
     if not configs:
         raise StageError(f"ns-train wrote no config.yml under {runs}")

@@ -14,6 +14,10 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
+
+from real2sim.atomic import output_dir, write_json
+from real2sim.errors import ConfigError, NotBuiltError
+from real2sim.provenance import Provenance
 from real2sim.recon.marker import (
     ScaleEstimate,
     load_known_distance,
@@ -22,10 +26,6 @@ from real2sim.recon.marker import (
 )
 from real2sim.recon.mvs import MvsCfg
 from real2sim.recon.sfm import SfmCfg, SfmResult, run_sfm
-
-from real2sim.atomic import output_dir, write_json
-from real2sim.errors import ConfigError, NotBuiltError
-from real2sim.provenance import Provenance
 from real2sim.scene import Scene, write_scene_into
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,9 @@ class PhotosReconCfg:
             import pycolmap
 
             if not pycolmap.has_cuda:
-                raise ConfigError("--dense cuda needs pycolmap built with CUDA (this one is CPU-only); use --dense cpu")
+                raise ConfigError(
+                    "--dense cuda needs pycolmap built with CUDA (this one is CPU-only); use --dense cpu"
+                )
         self.sfm.validate()
         self.mvs.validate()
         return self
@@ -100,7 +102,10 @@ def cameras_json(sfm: SfmResult, world_from_sfm: np.ndarray) -> dict:
     for n in sfm.registered:
         cams.append({"file": n, "cam_from_world": sim.apply_to_cam_from_world(sfm.cam_from_world[n]).tolist(),
                      **sfm.intrinsics[n].to_json()})  # fmt: skip
-    return {"convention": "cam_from_world 4x4, OpenCV camera axes (x right, y down, z forward)", "cameras": cams}
+    return {
+        "convention": "cam_from_world 4x4, OpenCV camera axes (x right, y down, z forward)",
+        "cameras": cams,
+    }
 
 
 def _report(sfm: SfmResult, est: ScaleEstimate | None, dense: str) -> dict:
@@ -115,7 +120,11 @@ def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
     """SfM → scale → (points → scene). Writes ``cfg.out_dir`` atomically when given."""
     cfg.validate()
     # read the known-distance file before the minutes of SfM, so a bad file fails at once
-    known = load_known_distance(cfg.known_distance) if cfg.known_distance is not None and cfg.scale is None else None
+    known = (
+        load_known_distance(cfg.known_distance)
+        if cfg.known_distance is not None and cfg.scale is None
+        else None
+    )
     sfm = run_sfm(cfg.image_dir, cfg.sfm)
     est = None
     scale = 1.0
@@ -164,7 +173,9 @@ def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
         from real2sim.recon.nerfstudio import INSTALL_HINT, nerfstudio_available
 
         if not nerfstudio_available():
-            where = f"; the dataset is in {Path(cfg.out_dir) / 'nerfstudio'}" if cfg.out_dir is not None else ""
+            where = (
+                f"; the dataset is in {Path(cfg.out_dir) / 'nerfstudio'}" if cfg.out_dir is not None else ""
+            )
             raise NotBuiltError(INSTALL_HINT + where)
         # Training needs a GPU environment; with nerfstudio present the splat continues through recon splat.
         from real2sim.recon.nerfstudio import train_splatfacto

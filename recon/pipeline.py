@@ -16,16 +16,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import trimesh
+from scipy.spatial import cKDTree
+
+from real2sim.errors import InputError
+from real2sim.provenance import Provenance
 from real2sim.recon.carve import FreeSpace
 from real2sim.recon.mesh import mesh_object
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.pointcloud_io import PointCloud
 from real2sim.recon.segment import segment_objects
 from real2sim.recon.support import fit_support, inside_polygon, voxel_downsample, voxel_mean
-from scipy.spatial import cKDTree
-
-from real2sim.errors import InputError
-from real2sim.provenance import Provenance
 from real2sim.scene import Scene, SceneObject, Support
 
 
@@ -170,7 +170,9 @@ def points_to_scene(
         cand_lab = ds_lab[inv]
         lab_valid[cand] = np.where(cand_lab >= 0, cand_lab + 1, -1)
         n_obj = int(ds_lab.max()) + 1
-        cand, cand_lab = _add_low_object_points(w, inside, support_mask, lab_valid, cand, cand_lab, n_obj, cfg)
+        cand, cand_lab = _add_low_object_points(
+            w, inside, support_mask, lab_valid, cand, cand_lab, n_obj, cfg
+        )
         clock("segment")
         # Sensor origins are trusted (to orient normals and carve free space) only if every sensor was above the
         # support it saw; otherwise (e.g. a world-frame cloud read as if in its sensor's frame) they are ignored.
@@ -210,8 +212,12 @@ def points_to_scene(
     labels[vidx] = lab_valid
     lo, hi = fit.hull.min(axis=0), fit.hull.max(axis=0)
     ctr = 0.5 * (lo + hi)
-    support = Support("plane", (0.0, 0.0, 1.0), (float(ctr[0]), float(ctr[1]), 0.0), tuple(float(x) for x in hi - lo))
-    scene = Scene(support=support, objects=tuple(objects), world_from_input={_short(name): T}, provenance=Provenance())
+    support = Support(
+        "plane", (0.0, 0.0, 1.0), (float(ctr[0]), float(ctr[1]), 0.0), tuple(float(x) for x in hi - lo)
+    )
+    scene = Scene(
+        support=support, objects=tuple(objects), world_from_input={_short(name): T}, provenance=Provenance()
+    )
     return ReconOutput(scene=scene, world_from_input=T, point_labels=labels)
 
 
@@ -326,7 +332,9 @@ def _object_only(
     lab_valid = np.where(keep, 1, -1).astype(np.int32)
     labels[vidx] = lab_valid
     support = Support("plane", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0), None)
-    scene = Scene(support=support, objects=(obj,), world_from_input={_short(name): T}, provenance=Provenance())
+    scene = Scene(
+        support=support, objects=(obj,), world_from_input={_short(name): T}, provenance=Provenance()
+    )
     return ReconOutput(scene=scene, world_from_input=T, point_labels=labels)
 
 

@@ -6,9 +6,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from real2sim.recon.pointcloud_io import UNITS
-
 from real2sim.errors import ConfigError
+from real2sim.recon.pointcloud_io import UNITS
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,9 @@ class PointCloudReconCfg:
         if self.min_object_size >= self.max_object_size:
             raise ConfigError("min_object_size must be below max_object_size")
         if self.mesh_max_cells < 8 or self.max_triangles < 12 or self.min_object_points < 1:
-            raise ConfigError("mesh_max_cells >= 8, max_triangles >= 12 and min_object_points >= 1 are required")
+            raise ConfigError(
+                "mesh_max_cells >= 8, max_triangles >= 12 and min_object_points >= 1 are required"
+            )
         if self.concave_split is not None and not 0 < self.concave_split < 180:
             raise ConfigError(f"concave_split must be in (0, 180) degrees or None; got {self.concave_split}")
         if self.colour_split is not None and not self.colour_split > 0:

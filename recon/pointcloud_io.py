@@ -171,7 +171,11 @@ def read_points(path: str | Path, units: str = "m") -> PointCloud:
 
 # ----------------------------------------------------------------------------------------------- helpers
 def _colors_from_fields(fields: dict[str, np.ndarray]) -> np.ndarray | None:
-    for names in (("red", "green", "blue"), ("r", "g", "b"), ("diffuse_red", "diffuse_green", "diffuse_blue")):
+    for names in (
+        ("red", "green", "blue"),
+        ("r", "g", "b"),
+        ("diffuse_red", "diffuse_green", "diffuse_blue"),
+    ):
         if all(n in fields for n in names):
             c = np.stack([fields[n].astype(np.float64) for n in names], axis=1)
             peak = np.nanmax(c) if c.size else 0.0
@@ -274,7 +278,9 @@ def _ply_ascii_vertices(path: Path, body: bytes, elements: list) -> dict[str, np
             raise InputError(path, f"truncated: expected {count} vertex lines, found fewer")
         arr = np.array(b" ".join(block).split(), dtype=np.float64)
         if arr.size != count * len(props):
-            raise InputError(path, f"truncated or malformed vertex data ({arr.size} values for {count} vertices)")
+            raise InputError(
+                path, f"truncated or malformed vertex data ({arr.size} values for {count} vertices)"
+            )
         arr = arr.reshape(count, len(props))
         return {p[0]: arr[:, i].astype(p[1]) for i, p in enumerate(props)}
     raise InputError(path, "PLY file has no 'vertex' element")
@@ -290,7 +296,9 @@ def _ply_binary_vertices(path: Path, body: bytes, elements: list, endian: str) -
             dt = np.dtype([(p[0], endian + p[1]) for p in props])
             need = offset + dt.itemsize * count
             if len(body) < need:
-                raise InputError(path, f"truncated: vertex data needs {need} bytes after the header, has {len(body)}")
+                raise InputError(
+                    path, f"truncated: vertex data needs {need} bytes after the header, has {len(body)}"
+                )
             rec = np.frombuffer(body, dtype=dt, count=count, offset=offset)
             return {p[0]: rec[p[0]].astype(p[1]) for p in props}
         if not has_list:
@@ -419,7 +427,9 @@ def _read_pcd(path: Path) -> PointCloud:
         dt = np.dtype([(n, "<" + d.str[1:], (c,)) if c > 1 else (n, "<" + d.str[1:])
                        for n, d, c in zip(names, dts, counts, strict=True)])  # fmt: skip
         if len(body) < dt.itemsize * npts:
-            raise InputError(path, f"truncated: binary data needs {dt.itemsize * npts} bytes, has {len(body)}")
+            raise InputError(
+                path, f"truncated: binary data needs {dt.itemsize * npts} bytes, has {len(body)}"
+            )
         rec = np.frombuffer(body, dtype=dt, count=npts)
         cols = {n: rec[n] if c == 1 else rec[n][:, 0] for n, c in zip(names, counts, strict=True)}
     elif mode == "binary_compressed":
@@ -427,7 +437,9 @@ def _read_pcd(path: Path) -> PointCloud:
             raise InputError(path, "truncated: no compressed-size header after DATA")
         csize, usize = struct.unpack("<II", body[:8])
         if len(body) < 8 + csize:
-            raise InputError(path, f"truncated: compressed data is {len(body) - 8} bytes, header says {csize}")
+            raise InputError(
+                path, f"truncated: compressed data is {len(body) - 8} bytes, header says {csize}"
+            )
         raw = lzf_decompress(body[8 : 8 + csize], usize)
         off = 0
         for name, d, c in zip(names, dts, counts, strict=True):  # field-major layout: all x, then all y, ...
@@ -511,14 +523,18 @@ def _read_npy(path: Path) -> PointCloud:
 def _read_kitti(path: Path) -> PointCloud:
     raw = path.read_bytes()
     if len(raw) % 16:
-        raise InputError(path, f"KITTI .bin size {len(raw)} is not a multiple of 16 bytes (x y z intensity float32)")
+        raise InputError(
+            path, f"KITTI .bin size {len(raw)} is not a multiple of 16 bytes (x y z intensity float32)"
+        )
     arr = np.frombuffer(raw, dtype="<f4").reshape(-1, 4)
     c = _cloud_from_fields({"x": arr[:, 0], "y": arr[:, 1], "z": arr[:, 2], "intensity": arr[:, 3]}, path)
     return PointCloud(points=c.points, intensity=c.intensity, sensor_origin=np.zeros(3), source=str(path))
 
 
 def _missing_extra(path: Path, module: str) -> InputError:
-    return InputError(path, f"reading this format needs the '{module}' package: pip install 'real2sim[formats]'")
+    return InputError(
+        path, f"reading this format needs the '{module}' package: pip install 'real2sim[formats]'"
+    )
 
 
 def _read_las(path: Path) -> PointCloud:

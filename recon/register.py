@@ -48,7 +48,9 @@ def read_poses(path: str | Path) -> dict[str, np.ndarray]:
                     raise ValueError(f"pose of {k!r} is not a finite 4x4 matrix")
                 out[Path(k).name] = m
         except (json.JSONDecodeError, ValueError, TypeError, AttributeError) as exc:
-            raise InputError(path, f"malformed poses JSON ({exc}); expected {{file: 4x4 world_from_sensor}}") from None
+            raise InputError(
+                path, f"malformed poses JSON ({exc}); expected {{file: 4x4 world_from_sensor}}"
+            ) from None
         return out
     for ln, line in enumerate(text.splitlines(), 1):
         tok = line.split()
@@ -66,7 +68,9 @@ def read_poses(path: str | Path) -> dict[str, np.ndarray]:
         m[:3, 3] = t
         out[Path(tok[1]).name] = m
     if not out:
-        raise InputError(path, "no poses found (JSON {file: 4x4} or 'bmesh <file> tx ty tz qx qy qz qw' lines)")
+        raise InputError(
+            path, "no poses found (JSON {file: 4x4} or 'bmesh <file> tx ty tz qx qy qz qw' lines)"
+        )
     return out
 
 
@@ -104,7 +108,12 @@ def _pair(src, dst, fs, fd, voxel: float, seed: int) -> tuple[np.ndarray, float,
     T = ransac.transformation
     for dist in (2.0 * voxel, 1.0 * voxel, 0.5 * voxel):
         icp = reg.registration_icp(
-            src, dst, dist, T, reg.TransformationEstimationPointToPlane(), reg.ICPConvergenceCriteria(max_iteration=60)
+            src,
+            dst,
+            dist,
+            T,
+            reg.TransformationEstimationPointToPlane(),
+            reg.ICPConvergenceCriteria(max_iteration=60),
         )
         T = icp.transformation
     info = reg.get_information_matrix_from_point_clouds(src, dst, 0.5 * voxel, T)
@@ -165,7 +174,9 @@ def register_scans(
         graph,
         reg.GlobalOptimizationLevenbergMarquardt(),
         reg.GlobalOptimizationConvergenceCriteria(),
-        reg.GlobalOptimizationOption(max_correspondence_distance=voxel, edge_prune_threshold=0.25, reference_node=0),
+        reg.GlobalOptimizationOption(
+            max_correspondence_distance=voxel, edge_prune_threshold=0.25, reference_node=0
+        ),
     )
     out = [np.asarray(graph.nodes[k].pose) for k in range(n)]
     anchor = np.linalg.inv(out[0])

@@ -173,7 +173,9 @@ def split_concave(
     return _merge_unsupported(points, seg, pairs, support_band)
 
 
-def _merge_unsupported(points: np.ndarray, seg: np.ndarray, pairs: np.ndarray, support_band: float) -> np.ndarray:
+def _merge_unsupported(
+    points: np.ndarray, seg: np.ndarray, pairs: np.ndarray, support_band: float
+) -> np.ndarray:
     """Merge segments that neither reach the support nor rest on a neighbour into the neighbour they touch most."""
     while seg.max() > 0:
         a, b = seg[pairs[:, 0]], seg[pairs[:, 1]]
@@ -233,11 +235,23 @@ def segment_objects(
     """
     lab = euclidean_clusters(points, tolerance)
     if concave_angle is not None and normals is not None and len(points):
-        lab = _split_each(lab, min_points, lambda idx: split_concave(
-            points[idx], normals[idx], angle_deg=concave_angle, min_points=min_points, support_band=support_band))
+        lab = _split_each(
+            lab,
+            min_points,
+            lambda idx: split_concave(
+                points[idx],
+                normals[idx],
+                angle_deg=concave_angle,
+                min_points=min_points,
+                support_band=support_band,
+            ),
+        )
     if colour_split is not None and colors is not None and len(points):
-        lab = _split_each(lab, min_points, lambda idx: split_by_colour(
-            points[idx], colors[idx], tolerance, colour_split, min_points))
+        lab = _split_each(
+            lab,
+            min_points,
+            lambda idx: split_by_colour(points[idx], colors[idx], tolerance, colour_split, min_points),
+        )
     out = np.full(len(points), -1, dtype=np.int64)
     keep = []
     for k in range(lab.max() + 1 if len(lab) else 0):

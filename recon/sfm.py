@@ -76,7 +76,9 @@ class SfmCfg:
         try:
             model = pycolmap.CameraModelId(getattr(pycolmap.CameraModelId, self.camera_model))
         except AttributeError:
-            raise ConfigError(f"unknown camera model {self.camera_model!r} (COLMAP names, e.g. PINHOLE)") from None
+            raise ConfigError(
+                f"unknown camera model {self.camera_model!r} (COLMAP names, e.g. PINHOLE)"
+            ) from None
         if self.intrinsics is not None:
             n = len(pycolmap.Camera.create_from_model_id(0, model, 1.0, 100, 100).params)
             if len(self.intrinsics) != n:
@@ -107,7 +109,9 @@ class Intrinsics:
     def _cam(self):
         import pycolmap
 
-        return pycolmap.Camera(model=self.model, width=self.width, height=self.height, params=list(self.params))
+        return pycolmap.Camera(
+            model=self.model, width=self.width, height=self.height, params=list(self.params)
+        )
 
     @property
     def K(self) -> np.ndarray:  # noqa: N802 - the usual name
@@ -181,7 +185,9 @@ def list_images(image_dir: Path) -> list[str]:
     for n in names:
         img = cv2.imread(str(image_dir / n), cv2.IMREAD_UNCHANGED)
         if img is None or img.size == 0:
-            raise InputError(image_dir / n, "cannot be decoded as an image (corrupt or not an image); remove it")
+            raise InputError(
+                image_dir / n, "cannot be decoded as an image (corrupt or not an image); remove it"
+            )
     return names
 
 
@@ -260,7 +266,10 @@ def _renumber_by_name(db: Path) -> None:
             if t == _CAMERA and d in img:
                 first[f] = min(first.get(f, 1 << 40), img[d])
         frames = list(con.execute("SELECT frame_id, rig_id FROM frames"))
-        frame = {f: k + 1 for k, (f, _) in enumerate(sorted(frames, key=lambda r: (first.get(r[0], 1 << 40), r[0])))}
+        frame = {
+            f: k + 1
+            for k, (f, _) in enumerate(sorted(frames, key=lambda r: (first.get(r[0], 1 << 40), r[0])))
+        }
         rigs = list(con.execute("SELECT rig_id, ref_sensor_id, ref_sensor_type FROM rigs"))
         rig = {r: k + 1 for k, (r, s, t) in enumerate(sorted(rigs, key=lambda r: (cam.get(r[1], 1 << 40)
                                                                                   if r[2] == _CAMERA else 1 << 40, r[0])))}  # fmt: skip
@@ -313,9 +322,13 @@ def _extract_and_match(image_dir: Path, names: list[str], db: Path, cfg: SfmCfg,
     if matching == "auto":
         matching = "exhaustive" if len(names) <= cfg.exhaustive_max else "sequential"
     if matching == "exhaustive":
-        pycolmap.match_exhaustive(db, matching_options=match, verification_options=verify, device=_device(cfg.device))
+        pycolmap.match_exhaustive(
+            db, matching_options=match, verification_options=verify, device=_device(cfg.device)
+        )
     else:
-        pycolmap.match_sequential(db, matching_options=match, verification_options=verify, device=_device(cfg.device))
+        pycolmap.match_sequential(
+            db, matching_options=match, verification_options=verify, device=_device(cfg.device)
+        )
     timings["matching"] = time.perf_counter() - t
     return matching
 
@@ -425,7 +438,9 @@ def run_sfm(image_dir: str | Path, cfg: SfmCfg = SfmCfg(), work_dir: str | Path 
         _extract_and_match(image_dir, names, db, cfg, timings)
         kp, pairs, best = _db_stats(db)
         if sum(1 for n in names if pairs.get(n, 0) > 0) < 2:
-            raise InputError(image_dir, "no two images overlap (no verified feature matches); photos must overlap")
+            raise InputError(
+                image_dir, "no two images overlap (no verified feature matches); photos must overlap"
+            )
         order = ["incremental", "global"] if cfg.mapper == "incremental" else ["global", "incremental"]
         rec, used, all_recs = None, "", {}
         t = time.perf_counter()
@@ -444,7 +459,9 @@ def run_sfm(image_dir: str | Path, cfg: SfmCfg = SfmCfg(), work_dir: str | Path 
                 break
         timings["mapping"] = time.perf_counter() - t
         if rec is None or rec.num_reg_images() < 2:
-            raise InputError(image_dir, "no reconstruction: the images do not overlap enough to register any pair")
+            raise InputError(
+                image_dir, "no reconstruction: the images do not overlap enough to register any pair"
+            )
         return _result(image_dir, names, rec, all_recs, used, timings, cfg, kp, pairs, best)
 
 
@@ -460,7 +477,9 @@ def _result(image_dir, names, rec, all_recs, used, timings, cfg, kp, pairs, best
         m[:3, :] = img.cam_from_world().matrix()
         cams[img.name] = m
         c = img.camera
-        intr[img.name] = Intrinsics(c.model.name, int(c.width), int(c.height), tuple(float(x) for x in c.params))
+        intr[img.name] = Intrinsics(
+            c.model.name, int(c.width), int(c.height), tuple(float(x) for x in c.params)
+        )
         rows = [(p.xy[0], p.xy[1], pid_index[p.point3D_id]) for p in img.points2D if p.has_point3D()]
         obs[img.name] = np.array(rows, dtype=float).reshape(-1, 3)
     pts = np.array([rec.points3D[p].xyz for p in sorted(rec.points3D)], dtype=float).reshape(-1, 3)
@@ -520,7 +539,9 @@ def parse_intrinsics(value: str) -> tuple[str, tuple[float, ...]]:
     try:
         vals = tuple(float(x) for x in value.split(","))
     except ValueError:
-        raise ConfigError(f"--intrinsics {value!r}: give 'fx,fy,cx,cy', 'f,cx,cy' or a *_par.txt file") from None
+        raise ConfigError(
+            f"--intrinsics {value!r}: give 'fx,fy,cx,cy', 'f,cx,cy' or a *_par.txt file"
+        ) from None
     if len(vals) == 4:
         return "PINHOLE", vals
     if len(vals) == 3:

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import trimesh
-from real2sim.recon.splat_io import GaussianSplat
 from scipy.spatial import cKDTree
 
 from real2sim.errors import ConfigError, StageError
+from real2sim.recon.splat_io import GaussianSplat
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,9 @@ class SplatCleanCfg:
         if self.max_scale_ratio <= 1 or not 0 < self.max_scale_extent <= 1:
             raise ConfigError("max_scale_ratio must be > 1 and max_scale_extent in (0, 1]")
         if self.outlier_neighbors < 0 or self.outlier_std <= 0 or not 0 <= self.min_cluster_fraction < 1:
-            raise ConfigError("outlier_neighbors >= 0, outlier_std > 0, min_cluster_fraction in [0, 1) required")
+            raise ConfigError(
+                "outlier_neighbors >= 0, outlier_std > 0, min_cluster_fraction in [0, 1) required"
+            )
         if not 0 < self.hidden_transmittance < 1:
             raise ConfigError(f"hidden_transmittance must be in (0, 1); got {self.hidden_transmittance}")
 
@@ -60,7 +62,9 @@ def clean_mask(splat: GaussianSplat, cfg: SplatCleanCfg = SplatCleanCfg()) -> np
         keep &= big <= cfg.max_scale_extent * extent
     idx = np.flatnonzero(keep)
     if len(idx) < 20:
-        raise StageError(f"{splat.source or 'splat'}: only {len(idx)} opaque, compact Gaussians; nothing to mesh")
+        raise StageError(
+            f"{splat.source or 'splat'}: only {len(idx)} opaque, compact Gaussians; nothing to mesh"
+        )
     pts = splat.means[idx]
     k = min(cfg.outlier_neighbors, len(idx) - 1)
     tree = cKDTree(pts)
@@ -151,8 +155,9 @@ def splat_solid_mesh(
     neighbouring Gaussians; a physical distance, so the same at any grid), its holes filled, the largest part kept,
     lightly smoothed and contoured (marching cubes at 0.5). Thin parts joined to the body only by a voxel bridge
     come out as separate closed shells of the same mesh; specks below 1 % of the volume are dropped."""
-    from real2sim.recon.mesh import _marching_cubes, ensure_closed
     from scipy import ndimage
+
+    from real2sim.recon.mesh import _marching_cubes, ensure_closed
 
     rot = splat.rotation_matrices()
     offs = [sgn * sigmas * rot[:, :, a] * splat.scales[:, a : a + 1] for a in range(3) for sgn in (-1.0, 1.0)]
@@ -205,6 +210,7 @@ def decimate_closed(mesh: trimesh.Trimesh, max_triangles: int, keep_volume: floa
     if len(mesh.faces) <= max_triangles:
         return mesh
     import open3d as o3d
+
     from real2sim.recon.mesh import decimate, ensure_closed
 
     vol = abs(float(mesh.volume))

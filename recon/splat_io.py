@@ -111,14 +111,18 @@ def read_splat_raw(path: str | Path) -> dict[str, np.ndarray]:
         body = raw[offset:].decode("ascii", errors="replace").split()
         need = count * len(props)
         if len(body) < need:
-            raise InputError(path, f"truncated: {len(body)} values for {count} vertices x {len(props)} properties")
+            raise InputError(
+                path, f"truncated: {len(body)} values for {count} vertices x {len(props)} properties"
+            )
         arr = np.array(body[:need], dtype=np.float64).reshape(count, len(props))
         data = {p: arr[:, i] for i, p in enumerate(have)}
     elif fmt in ("binary_little_endian", "binary_big_endian"):
         endian = "<" if fmt == "binary_little_endian" else ">"
         dt = np.dtype([(p, endian + t) for p, t in props])
         if len(raw) - offset < count * dt.itemsize:
-            raise InputError(path, f"truncated: {len(raw) - offset} bytes for {count} vertices of {dt.itemsize}")
+            raise InputError(
+                path, f"truncated: {len(raw) - offset} bytes for {count} vertices of {dt.itemsize}"
+            )
         rec = np.frombuffer(raw, dtype=dt, count=count, offset=offset)
         data = {p: rec[p].astype(np.float64) for p in have}
     else:

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+
+from real2sim.errors import ConfigError
+from real2sim.provenance import Provenance
 from real2sim.recon.splat import (
     SplatCleanCfg,
     clean_mask,
@@ -21,9 +24,6 @@ from real2sim.recon.splat import (
     surface_samples,
 )
 from real2sim.recon.splat_io import GaussianSplat, read_splat
-
-from real2sim.errors import ConfigError
-from real2sim.provenance import Provenance
 from real2sim.scene import Scene, SceneObject, Support, save_scene
 
 log = logging.getLogger(__name__)
@@ -56,8 +56,15 @@ class SplatReconCfg:
     def validate(self) -> SplatReconCfg:
         if self.scale is not None and not (np.isfinite(self.scale) and self.scale > 0):
             raise ConfigError(f"scale must be a positive number of metres per splat unit; got {self.scale}")
-        if self.mesh_max_cells < 8 or self.object_cells < 8 or self.max_triangles < 12 or not self.density > 0:
-            raise ConfigError("mesh_max_cells >= 8, object_cells >= 8, max_triangles >= 12 and density > 0 are required")
+        if (
+            self.mesh_max_cells < 8
+            or self.object_cells < 8
+            or self.max_triangles < 12
+            or not self.density > 0
+        ):
+            raise ConfigError(
+                "mesh_max_cells >= 8, object_cells >= 8, max_triangles >= 12 and density > 0 are required"
+            )
         self.clean.validate()
         return self
 
@@ -131,7 +138,9 @@ def splat_to_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput
 
         pc_cfg = replace(PointCloudReconCfg(), mesh_max_cells=cfg.mesh_max_cells, max_triangles=cfg.max_triangles,
                          density=cfg.density).validate()  # fmt: skip
-        out = points_to_scene(PointCloud(pts, colors=sub.colors, normals=nrm, source=name), pc_cfg, input_name=name)
+        out = points_to_scene(
+            PointCloud(pts, colors=sub.colors, normals=nrm, source=name), pc_cfg, input_name=name
+        )
         s = np.eye(4)
         s[:3, :3] *= scale
         world_from_splat = out.world_from_input @ s
@@ -144,9 +153,15 @@ def run_recon_splat(cfg: SplatReconCfg) -> SplatReconOutput:
     cfg.validate()
     splat = read_splat(cfg.input)
     out = splat_to_scene(splat, cfg)
-    opts = {"scale": cfg.scale, "object_only": cfg.object_only, "min_opacity": cfg.clean.min_opacity,
-            "mesh_max_cells": cfg.mesh_max_cells, "object_cells": cfg.object_cells,
-            "kept_gaussians": int(out.kept.sum()), "gaussians": len(splat)}
+    opts = {
+        "scale": cfg.scale,
+        "object_only": cfg.object_only,
+        "min_opacity": cfg.clean.min_opacity,
+        "mesh_max_cells": cfg.mesh_max_cells,
+        "object_cells": cfg.object_cells,
+        "kept_gaussians": int(out.kept.sum()),
+        "gaussians": len(splat),
+    }
     steps = ("read splat", "activate", "remove transparent/oversized/floating Gaussians", "surface samples",
              "segment + mesh" if not cfg.object_only else "mesh object")  # fmt: skip
     scene = replace(out.scene, provenance=Provenance.for_inputs([cfg.input], steps, opts))

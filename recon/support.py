@@ -44,7 +44,9 @@ def voxel_downsample(points: np.ndarray, voxel: float) -> tuple[np.ndarray, np.n
     else:
         _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
-    order = np.argsort(first, kind="stable")  # voxels in order of first appearance: deterministic, input-ordered
+    order = np.argsort(
+        first, kind="stable"
+    )  # voxels in order of first appearance: deterministic, input-ordered
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     inverse = rank[inverse]
@@ -81,7 +83,9 @@ def fit_plane_lsq(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return vt[2], c
 
 
-def _ransac_planes(pts: np.ndarray, dist: float, n_planes: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def _ransac_planes(
+    pts: np.ndarray, dist: float, n_planes: int, seed: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
     import open3d as o3d
 
     o3d.utility.random.seed(seed)

@@ -24,8 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from real2sim.recon.carve import FreeSpace, carve, carve_projective
 from scipy.spatial import cKDTree
+
+from real2sim.recon.carve import FreeSpace, carve, carve_projective
 
 EVIDENCE_REACH = 1.5
 """The evidence grid spans this many times the points' horizontal radius about their centre (the candidate planes
@@ -104,7 +105,9 @@ class Evidence:
     """What the scan says about a region around an object, on a grid (spacing ``h``): ``carved`` (seen empty) and
     the distance [m] from every node to the nearest observed point's node."""
 
-    def __init__(self, points: np.ndarray, rays: FreeSpace, support_z: float, h: float, margin: float) -> None:
+    def __init__(
+        self, points: np.ndarray, rays: FreeSpace, support_z: float, h: float, margin: float
+    ) -> None:
         from scipy import ndimage
 
         ctr = 0.5 * (points.min(axis=0) + points.max(axis=0))
@@ -256,8 +259,12 @@ def find_symmetry(
     points = np.asarray(points, dtype=np.float64)
     ev = Evidence(points, rays, support_z, h, margin)
     rng = np.random.default_rng(seed)
-    p = points if len(points) <= SCORE_POINTS else points[rng.choice(len(points), SCORE_POINTS, replace=False)]
-    p_coarse = p[: COARSE_POINTS]
+    p = (
+        points
+        if len(points) <= SCORE_POINTS
+        else points[rng.choice(len(points), SCORE_POINTS, replace=False)]
+    )
+    p_coarse = p[:COARSE_POINTS]
     normals = np.asarray(normals, dtype=np.float64)
     tree = cKDTree(points)
     noise = max(_residual(None, p, points, normals, tree, tol), 1e-9)
@@ -295,7 +302,12 @@ def find_symmetry(
     report.update(rotation_support=s_r, rotation_contradiction=c_r, rotation_body=float(body.mean()),
                   rotation_residual=r_r)  # fmt: skip
     rotation = None
-    if body.mean() >= 1.0 - MAX_PROTRUSION and s_r >= MIN_SUPPORT and c_r <= MAX_CONTRADICTION and r_r <= MAX_RESIDUAL:
+    if (
+        body.mean() >= 1.0 - MAX_PROTRUSION
+        and s_r >= MIN_SUPPORT
+        and c_r <= MAX_CONTRADICTION
+        and r_r <= MAX_RESIDUAL
+    ):
         rotation = Symmetry("rotation", rots, s_r, c_r, (float(c_xy[0]), float(c_xy[1])))
     return (rotation or mirror), report, ev
 
@@ -310,7 +322,9 @@ def body_mask(ev: Evidence, transforms: tuple[np.ndarray, ...], p: np.ndarray, t
     return bad <= (1 if len(transforms) > 1 else 0)
 
 
-def _scores_of(ev: Evidence, transforms: tuple[np.ndarray, ...], p: np.ndarray, tol: float) -> tuple[float, float]:
+def _scores_of(
+    ev: Evidence, transforms: tuple[np.ndarray, ...], p: np.ndarray, tol: float
+) -> tuple[float, float]:
     """Mean supported and contradicted fractions of ``p`` over ``transforms``."""
     sc = [_score(ev, _apply(T, p), tol) for T in transforms]
     return float(np.mean([x[0] for x in sc])), float(np.mean([x[1] for x in sc]))
@@ -327,7 +341,9 @@ def complete(
     """The object's points and normals with the mapped points that land in unseen space (farther than ``tol``
     from every observed point, not in carved space, above the support) added."""
     new_p, new_n = [points], [normals]
-    body = body_mask(ev, sym.transforms, points, tol) if sym.kind == "rotation" else np.ones(len(points), bool)
+    body = (
+        body_mask(ev, sym.transforms, points, tol) if sym.kind == "rotation" else np.ones(len(points), bool)
+    )
     for T in sym.transforms:
         q = _apply(T, points[body])
         s, c = ev.classify(q, tol)
@@ -337,7 +353,9 @@ def complete(
     return np.concatenate(new_p), np.concatenate(new_n)
 
 
-def carved_images(sym: Symmetry, ev: Evidence, lo: np.ndarray, h: float, shape: tuple[int, int, int]) -> np.ndarray:
+def carved_images(
+    sym: Symmetry, ev: Evidence, lo: np.ndarray, h: float, shape: tuple[int, int, int]
+) -> np.ndarray:
     """Bool grid (nodes ``lo + h * index``): the space the mapped rays carve, i.e. the nodes whose preimage under
     one of the transforms is carved in ``ev`` (carving the mapped rays of a sensor is carving the original rays
     at the mapped-back node). Nodes whose preimage is outside the evidence grid stay uncarved."""

@@ -23,7 +23,9 @@ class Scan:
     world_from_sensor: np.ndarray
 
 
-def look_at(eye: np.ndarray, target: np.ndarray, up: tuple[float, float, float] = (0.0, 0.0, 1.0)) -> np.ndarray:
+def look_at(
+    eye: np.ndarray, target: np.ndarray, up: tuple[float, float, float] = (0.0, 0.0, 1.0)
+) -> np.ndarray:
     """``world_from_sensor`` of an OpenCV-convention sensor at ``eye`` looking at ``target``."""
     z = np.asarray(target, dtype=np.float64) - eye
     z /= np.linalg.norm(z)
@@ -46,7 +48,9 @@ def box(extents: tuple[float, float, float], centre_xy: tuple[float, float], z0:
     return m
 
 
-def cylinder(radius: float, height: float, centre_xy: tuple[float, float], z0: float = 0.0) -> trimesh.Trimesh:
+def cylinder(
+    radius: float, height: float, centre_xy: tuple[float, float], z0: float = 0.0
+) -> trimesh.Trimesh:
     m = trimesh.creation.cylinder(radius=radius, height=height, sections=64)
     m.apply_translation([centre_xy[0], centre_xy[1], z0 + height / 2])
     return m

@@ -9,17 +9,31 @@ import click
 
 @click.command("photos")
 @click.argument("image_dir", type=click.Path(path_type=Path))
-@click.option("-o", "--out", "out_dir", required=True, type=click.Path(path_type=Path), help="Scene folder to write.")
-@click.option("--marker-size", type=float, default=None, help="Side [m] of the printed marker's black square.")
+@click.option(
+    "-o", "--out", "out_dir", required=True, type=click.Path(path_type=Path), help="Scene folder to write."
+)
+@click.option(
+    "--marker-size", type=float, default=None, help="Side [m] of the printed marker's black square."
+)
 @click.option("--marker-dict", default="DICT_4X4_50", show_default=True, help="OpenCV marker dictionary.")
 @click.option("--marker-id", type=int, default=0, show_default=True, help="Marker id.")
 @click.option("--scale", type=float, default=None, help="Known metres per SfM unit (instead of a marker).")
-@click.option("--known-distance", type=click.Path(path_type=Path), default=None,
-              help="TOML file: a distance [m] between two points marked in >= 2 photos each (instead of a marker).")
-@click.option("--intrinsics", default=None, help="Known intrinsics: 'fx,fy,cx,cy', 'f,cx,cy' or a *_par.txt file.")
-@click.option("--camera-model", default="SIMPLE_RADIAL", show_default=True, help="COLMAP camera model to fit.")
+@click.option(
+    "--known-distance",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="TOML file: a distance [m] between two points marked in >= 2 photos each (instead of a marker).",
+)
+@click.option(
+    "--intrinsics", default=None, help="Known intrinsics: 'fx,fy,cx,cy', 'f,cx,cy' or a *_par.txt file."
+)
+@click.option(
+    "--camera-model", default="SIMPLE_RADIAL", show_default=True, help="COLMAP camera model to fit."
+)
 @click.option("--dense", type=click.Choice(["cpu", "cuda", "auto"]), default="auto", show_default=True)
-@click.option("--splat", is_flag=True, help="Write a nerfstudio dataset and train splatfacto (needs nerfstudio).")
+@click.option(
+    "--splat", is_flag=True, help="Write a nerfstudio dataset and train splatfacto (needs nerfstudio)."
+)
 @click.option("--poses-only", is_flag=True, help="Stop after SfM (cameras.json).")
 @click.option("--object-only", is_flag=True, help="One object, no support in view.")
 def command(image_dir, out_dir, marker_size, marker_dict, marker_id, scale, known_distance, intrinsics, camera_model, dense, splat,

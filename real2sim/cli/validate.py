@@ -18,10 +18,21 @@ def command(ctx: click.Context, pkg_dir: Path, as_json: bool) -> None:
 
     checks = validate_package(pkg_dir)
     if as_json:
-        click.echo(dumps_json([
-            {"name": c.name, "passed": c.passed, "detail": c.detail, "value": c.value, "limit": c.limit}
-            for c in checks
-        ]), nl=False)
+        click.echo(
+            dumps_json(
+                [
+                    {
+                        "name": c.name,
+                        "passed": c.passed,
+                        "detail": c.detail,
+                        "value": c.value,
+                        "limit": c.limit,
+                    }
+                    for c in checks
+                ]
+            ),
+            nl=False,
+        )
     else:
         from rich.console import Console
         from rich.table import Table

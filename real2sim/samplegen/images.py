@@ -212,7 +212,9 @@ def build_model(
     # One texture period spans the whole table top: a texture that repeats on the table gives SfM identical
     # patches in different places, and views from opposite sides then "match" (wrong poses, collapsed scale).
     table_tile = 1.05 * float(max(table.extents[:2]))
-    _add_textured_mesh(spec, "table", table, noise_texture(rng, 1024, (0.62, 0.50, 0.38)), table_tile, np.eye(4))
+    _add_textured_mesh(
+        spec, "table", table, noise_texture(rng, 1024, (0.62, 0.50, 0.38)), table_tile, np.eye(4)
+    )
     for name, mesh, pose, rgb in objects:
         _add_textured_mesh(spec, name, mesh, noise_texture(rng, 512, rgb), 0.12, pose)
     # The printed sheet: a 0.2 mm thin box mesh whose top face carries the marker image, marker frame at its top.

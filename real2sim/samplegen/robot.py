@@ -110,6 +110,7 @@ def held_shifted_mean(
     ``u_log`` (N,) is held from ``t_log[k]`` until ``t_log[k+1]`` (the first value also before the log, the
     last after it). The result is continuous and piecewise linear in ``delay``.
     """
+
     # Integral of the held signal from t_log[0] up to time s (clamped outside the log).
     def cumulative(s: np.ndarray) -> np.ndarray:
         dts = np.diff(t_log)

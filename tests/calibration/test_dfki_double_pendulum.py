@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from real2sim.calibration import baselines as B
 from real2sim.calibration.inertial import is_physical, phi_of
 from real2sim.calibration.inverse import (
@@ -32,17 +33,26 @@ JOINT = ("joint:*.damping", "joint:*.frictionloss", "joint:*.armature")
 @pytest.fixture(scope="module")
 def setup(shared_data: Path):
     d = shared_data / "robot_logs" / "double_pendulum_c0"
-    cfg = CalibrateCfg(model=MODELS / "double_pendulum_c0.xml",
-                       logs=tuple(d / f"trajectory_0{i}.csv.gz" for i in range(5)),
-                       holdout=tuple(d / f"trajectory_{i}.csv.gz" for i in ("05", "06", "12", "13")),
-                       map=MODELS / "double_pendulum_c0_map.toml", fit=JOINT + ("body:*.mass",),
-                       qvel_weight=0.0, qvel_from_qpos=True, smooth_qvel_wn=0.1, max_windows=40, max_nfev=12)
+    cfg = CalibrateCfg(
+        model=MODELS / "double_pendulum_c0.xml",
+        logs=tuple(d / f"trajectory_0{i}.csv.gz" for i in range(5)),
+        holdout=tuple(d / f"trajectory_{i}.csv.gz" for i in ("05", "06", "12", "13")),
+        map=MODELS / "double_pendulum_c0_map.toml",
+        fit=JOINT + ("body:*.mass",),
+        qvel_weight=0.0,
+        qvel_from_qpos=True,
+        smooth_qvel_wn=0.1,
+        max_windows=40,
+        max_nfev=12,
+    )
     published = B.load_double_pendulum_params(d / "published_model_parameters.yml")
     return cfg, build_problem(cfg), published
 
 
 def _published_torque(p: dict, s) -> np.ndarray:
-    return np.einsum("nij,nj->ni", B.double_pendulum_mass(p, s.q[:, 1]), s.qdd) + B.double_pendulum_bias(p, s.q, s.qd)
+    return np.einsum("nij,nj->ni", B.double_pendulum_mass(p, s.q[:, 1]), s.qdd) + B.double_pendulum_bias(
+        p, s.q, s.qd
+    )
 
 
 def test_mjcf_is_the_published_model(setup) -> None:
@@ -63,8 +73,17 @@ def test_inverse_fit_of_link_inertias_stays_physical(setup) -> None:
     prob = build_problem(replace(cfg, fit=JOINT + ("body:*.mass", "body:*.com", "body:*.inertia")))
     tr = prob.train[0]
     s = id_samples(prob.train, max_samples=2500)
-    values, out = fit_inverse(prob.model, prob.params, prob.x0, prob.lower, prob.upper, s, tr.joint_names,
-                              tr.actuator_names, log_mask=prob.log_mask)
+    values, out = fit_inverse(
+        prob.model,
+        prob.params,
+        prob.x0,
+        prob.lower,
+        prob.upper,
+        s,
+        tr.joint_names,
+        tr.actuator_names,
+        log_mask=prob.log_mask,
+    )
     assert out.cost_final < 0.8 * out.cost_initial
     m = clone(prob.model)
     apply(m, prob.params, values)
@@ -105,8 +124,19 @@ def test_inverse_fit_reaches_the_least_squares_optimum(setup) -> None:
     s = id_samples(prob.train, max_samples=2500)
     x0, lo, hi = prob.x0, prob.lower, prob.upper
     reg = build_regressor(prob.model, prob.params, x0, s, tr.joint_names, tr.actuator_names)
-    values, out = fit_inverse(prob.model, prob.params, x0, lo, hi, s, tr.joint_names, tr.actuator_names,
-                              log_mask=prob.log_mask, reg=reg, robust=False)
+    values, out = fit_inverse(
+        prob.model,
+        prob.params,
+        x0,
+        lo,
+        hi,
+        s,
+        tr.joint_names,
+        tr.actuator_names,
+        log_mask=prob.log_mask,
+        reg=reg,
+        robust=False,
+    )
     r0 = regressor_residual(reg, prob.params, x0, x0)
     A = param_jacobian(reg, prob.params, x0)
     rng = np.random.default_rng(0)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import mujoco
 import numpy as np
+
 from real2sim.calibration.inertial import (
     Reparam,
     is_physical,
@@ -19,7 +20,6 @@ from real2sim.calibration.inertial import (
 from real2sim.calibration.inverse import IdSamples, build_regressor, fit_inverse, regressor_residual
 from real2sim.calibration.params import apply, get_value, resolve
 from real2sim.calibration.simulate import clone
-
 from real2sim.params import ParamSpec
 
 MODEL = Path(__file__).resolve().parents[2] / "calibration" / "models" / "double_pendulum_c0.xml"
@@ -47,7 +47,9 @@ def test_phi_roundtrip_and_pseudo_inertia() -> None:
 
 def test_reparam_every_point_is_physical() -> None:
     model = mujoco.MjModel.from_xml_path(str(MODEL))
-    params = resolve([ParamSpec("body:*.mass"), ParamSpec("body:*.inertia"), ParamSpec("joint:*.damping")], model)
+    params = resolve(
+        [ParamSpec("body:*.mass"), ParamSpec("body:*.inertia"), ParamSpec("joint:*.damping")], model
+    )
     x0 = np.array([get_value(model, p) for p in params])
     rp = Reparam(params, x0)
     assert len(rp.triplets) == 2
@@ -64,8 +66,13 @@ def test_reparam_every_point_is_physical() -> None:
 
 def _samples(n: int, seed: int) -> IdSamples:
     rng = np.random.default_rng(seed)
-    return IdSamples(rng.uniform(-np.pi, np.pi, (n, 2)), rng.normal(scale=3.0, size=(n, 2)),
-                     rng.normal(scale=20.0, size=(n, 2)), np.zeros((n, 2)), np.zeros(n))
+    return IdSamples(
+        rng.uniform(-np.pi, np.pi, (n, 2)),
+        rng.normal(scale=3.0, size=(n, 2)),
+        rng.normal(scale=20.0, size=(n, 2)),
+        np.zeros((n, 2)),
+        np.zeros(n),
+    )
 
 
 def test_inverse_fit_recovers_link_inertias() -> None:
@@ -82,8 +89,15 @@ def test_inverse_fit_recovers_link_inertias() -> None:
     s = _samples(400, 2)
     tau, _ = joint_torques(true, s, JOINTS, ())
     s = IdSamples(s.q, s.qd, s.qdd, tau, s.log)  # the "logged" ctrl is the true torque (gear 1 motors)
-    params = resolve([ParamSpec("joint:*.damping"), ParamSpec("body:link2.mass"), ParamSpec("body:link2.com"),
-                      ParamSpec("body:link2.inertia")], nominal)
+    params = resolve(
+        [
+            ParamSpec("joint:*.damping"),
+            ParamSpec("body:link2.mass"),
+            ParamSpec("body:link2.com"),
+            ParamSpec("body:link2.inertia"),
+        ],
+        nominal,
+    )
     x0 = np.array([get_value(nominal, p) for p in params])
     lower = np.array([0.0, 0.0, 0.05, -0.5, -0.5, -0.8, 1e-6, 1e-6, 1e-6])
     upper = np.array([1.0, 1.0, 5.0, 0.5, 0.5, 0.2, 1.0, 1.0, 1.0])
@@ -97,7 +111,9 @@ def test_inverse_fit_recovers_link_inertias() -> None:
     values, out = fit_inverse(nominal, params, x0, lower, upper, s, JOINTS, ACTS, reg=reg)
     assert out.cost_final < 1e-10 * out.cost_initial
     got = {p.name: v for p, v in zip(params, values, strict=True)}
-    np.testing.assert_allclose([got["joint:shoulder.damping"], got["joint:elbow.damping"]], [0.02, 0.01], atol=1e-6)
+    np.testing.assert_allclose(
+        [got["joint:shoulder.damping"], got["joint:elbow.damping"]], [0.02, 0.01], atol=1e-6
+    )
     fitted = clone(nominal)
     apply(fitted, params, values)
     assert is_physical(phi_of(fitted, 2))
@@ -129,15 +145,22 @@ def test_trajectory_fit_of_link_inertia(tmp_path: Path) -> None:
     physically consistent coordinates: starting 3x off (and isotropic), the moment about the elbow axis and the
     mass come back within 1 %; the moments the planar motion cannot see stay a physical body."""
     from real2sim.calibration.run import CalibrateCfg, build_problem, fit_problem
-
     from real2sim.samplegen.robot import write_robot
 
     gt = write_robot(tmp_path / "s", seed=0, noise=False)
     s = tmp_path / "s"
-    cfg = CalibrateCfg(model=s / gt["model"], logs=(s / "logs/excite_00.csv",), map=s / "logs/map.toml",
-                       fit=("delay:*",), specs=(ParamSpec("body:forearm.mass", 0.05, 5.0, initial=1.8),
-                                                ParamSpec("body:forearm.inertia", initial=0.0096)),
-                       max_windows=24, max_nfev=25)
+    cfg = CalibrateCfg(
+        model=s / gt["model"],
+        logs=(s / "logs/excite_00.csv",),
+        map=s / "logs/map.toml",
+        fit=("delay:*",),
+        specs=(
+            ParamSpec("body:forearm.mass", 0.05, 5.0, initial=1.8),
+            ParamSpec("body:forearm.inertia", initial=0.0096),
+        ),
+        max_windows=24,
+        max_nfev=25,
+    )
     prob = build_problem(cfg)
     x, out, obj = fit_problem(prob, cfg)
     obj.sim.close()

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from real2sim.calibration.fit import uncertainty
 from real2sim.calibration.mapping import load_map, load_trajectory
 from real2sim.calibration.signal import butter_filtfilt, differentiate, held_shifted_mean
-
 from real2sim.errors import ConfigError, InputError
 from real2sim.samplegen.robot import write_robot
 
@@ -35,8 +35,11 @@ def test_loads_trajectory(session: Path) -> None:
 
 
 def test_missing_column(session: Path, tmp_path: Path) -> None:
-    bad = _edit(session / "logs/excite_00.csv", tmp_path / "bad.csv",
-                lambda ls: [ls[0].replace("q_elbow", "q_elbw")] + ls[1:])
+    bad = _edit(
+        session / "logs/excite_00.csv",
+        tmp_path / "bad.csv",
+        lambda ls: [ls[0].replace("q_elbow", "q_elbw")] + ls[1:],
+    )
     with pytest.raises(InputError, match="q_elbow"):
         load_trajectory(bad, load_map(session / "logs/map.toml"))
 
@@ -53,7 +56,9 @@ def test_nan_named(session: Path, tmp_path: Path) -> None:
 
 
 def test_time_backwards(session: Path, tmp_path: Path) -> None:
-    bad = _edit(session / "logs/excite_00.csv", tmp_path / "back.csv", lambda ls: ls[:5] + [ls[6], ls[5]] + ls[7:])
+    bad = _edit(
+        session / "logs/excite_00.csv", tmp_path / "back.csv", lambda ls: ls[:5] + [ls[6], ls[5]] + ls[7:]
+    )
     with pytest.raises(InputError, match="backwards"):
         load_trajectory(bad, load_map(session / "logs/map.toml"))
 
@@ -70,13 +75,15 @@ def test_unknown_joint(session: Path, tmp_path: Path) -> None:
 
 def test_unknown_parameter_element(session: Path) -> None:
     import mujoco
-    from real2sim.calibration.params import resolve
 
+    from real2sim.calibration.params import resolve
     from real2sim.params import ParamSpec
 
     model = mujoco.MjModel.from_xml_path(str(session / "robot/double_pendulum.xml"))
     assert [p.name for p in resolve([ParamSpec("joint:*.damping")], model)] == [
-        "joint:shoulder.damping", "joint:elbow.damping"]
+        "joint:shoulder.damping",
+        "joint:elbow.damping",
+    ]
     with pytest.raises(ConfigError, match="wrist"):
         resolve([ParamSpec("joint:wrist.damping")], model)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import mujoco
 import numpy as np
 import pytest
-from real2sim.calibration.mapping import load_map, load_trajectory
 
+from real2sim.calibration.mapping import load_map, load_trajectory
 from real2sim.errors import InputError
 
 JOINTS = ("shoulder", "elbow")
@@ -20,12 +20,15 @@ ACTS = ("shoulder_motor", "elbow_motor")
 @pytest.fixture(scope="module")
 def reference(sample_data: Path):
     model = mujoco.MjModel.from_xml_path(str(sample_data / "robot" / "double_pendulum.xml"))
-    tr, _ = load_trajectory(sample_data / "logs" / "excite_00.csv", load_map(sample_data / "logs" / "map.toml"),
-                            model)
+    tr, _ = load_trajectory(
+        sample_data / "logs" / "excite_00.csv", load_map(sample_data / "logs" / "map.toml"), model
+    )
     return model, tr
 
 
-def _write_map(path: Path, time: str, q: list[str], v: list[str] | None, u: list[str], extra: str = "") -> Path:
+def _write_map(
+    path: Path, time: str, q: list[str], v: list[str] | None, u: list[str], extra: str = ""
+) -> Path:
     lines = [f'time = "{time}"', extra]
     for j, (jn, qc) in enumerate(zip(JOINTS, q, strict=True)):
         lines += [f"[joints.{jn}]", f'qpos = "{qc}"'] + ([f'qvel = "{v[j]}"'] if v else [])
@@ -65,13 +68,15 @@ def _lerobot_table(ref, episodes: int):
         rows["timestamp"] += list(map(float, ref.time))
         rows["episode_index"] += [e] * n
         rows["frame_index"] += list(range(n))
-    return pa.table({
-        "observation.state": pa.array(rows["observation.state"], type=pa.list_(pa.float32())),
-        "action": pa.array(rows["action"], type=pa.list_(pa.float32())),
-        "timestamp": pa.array(rows["timestamp"], type=pa.float32()),
-        "episode_index": pa.array(rows["episode_index"], type=pa.int64()),
-        "frame_index": pa.array(rows["frame_index"], type=pa.int64()),
-    })
+    return pa.table(
+        {
+            "observation.state": pa.array(rows["observation.state"], type=pa.list_(pa.float32())),
+            "action": pa.array(rows["action"], type=pa.list_(pa.float32())),
+            "timestamp": pa.array(rows["timestamp"], type=pa.float32()),
+            "episode_index": pa.array(rows["episode_index"], type=pa.int64()),
+            "frame_index": pa.array(rows["frame_index"], type=pa.int64()),
+        }
+    )
 
 
 def test_parquet_lerobot_layout(tmp_path: Path, reference) -> None:
@@ -79,8 +84,11 @@ def test_parquet_lerobot_layout(tmp_path: Path, reference) -> None:
 
     model, ref = reference
     pq.write_table(_lerobot_table(ref, 1), tmp_path / "episode_000000.parquet")
-    cols = (["observation.state[0]", "observation.state[1]"], ["observation.state[2]", "observation.state[3]"],
-            ["action[0]", "action[1]"])
+    cols = (
+        ["observation.state[0]", "observation.state[1]"],
+        ["observation.state[2]", "observation.state[3]"],
+        ["action[0]", "action[1]"],
+    )
     m = _write_map(tmp_path / "map.toml", "timestamp", *cols)
     tr, _ = load_trajectory(tmp_path / "episode_000000.parquet", load_map(m), model)
     # LeRobot stores float32: equal to the float64 log within float32 rounding
@@ -96,17 +104,22 @@ def test_parquet_lerobot_episode_selection(tmp_path: Path, reference) -> None:
     model, ref = reference
     path = tmp_path / "chunk.parquet"
     pq.write_table(_lerobot_table(ref, 3), path)
-    cols = (["observation.state[0]", "observation.state[1]"], ["observation.state[2]", "observation.state[3]"],
-            ["action[0]", "action[1]"])
+    cols = (
+        ["observation.state[0]", "observation.state[1]"],
+        ["observation.state[2]", "observation.state[3]"],
+        ["action[0]", "action[1]"],
+    )
     with pytest.raises(InputError, match="3 episodes.*episode = N"):
         load_trajectory(path, load_map(_write_map(tmp_path / "m0.toml", "timestamp", *cols)), model)
-    tr, _ = load_trajectory(path, load_map(_write_map(tmp_path / "m1.toml", "timestamp", *cols, extra="episode = 2")),
-                            model)
+    tr, _ = load_trajectory(
+        path, load_map(_write_map(tmp_path / "m1.toml", "timestamp", *cols, extra="episode = 2")), model
+    )
     assert tr.n == ref.n
     np.testing.assert_allclose(tr.qpos, 3.0 * ref.qpos, rtol=1e-6, atol=1e-6)
     with pytest.raises(InputError, match="episode 7 is not in the log"):
-        load_trajectory(path, load_map(_write_map(tmp_path / "m7.toml", "timestamp", *cols, extra="episode = 7")),
-                        model)
+        load_trajectory(
+            path, load_map(_write_map(tmp_path / "m7.toml", "timestamp", *cols, extra="episode = 7")), model
+        )
 
 
 @pytest.mark.parametrize("storage", ["sqlite3", "mcap"])
@@ -128,14 +141,21 @@ def test_ros2_bag_joint_state(tmp_path: Path, reference, storage: str) -> None:
         for i in range(ref.n):
             stamp = t0_ns + int(round(float(ref.time[i]) * 1e9))
             sec, ns = divmod(stamp, 10**9)
-            msg = JointState(header=Header(stamp=Time(sec=sec, nanosec=ns), frame_id=""),
-                             name=["elbow", "shoulder", "gripper"],
-                             position=np.array([ref.qpos[i, 1], ref.qpos[i, 0], 0.0]),
-                             velocity=np.array([ref.qvel[i, 1], ref.qvel[i, 0], 0.0]),
-                             effort=np.array([ref.ctrl[i, 1], ref.ctrl[i, 0], 0.0]))
+            msg = JointState(
+                header=Header(stamp=Time(sec=sec, nanosec=ns), frame_id=""),
+                name=["elbow", "shoulder", "gripper"],
+                position=np.array([ref.qpos[i, 1], ref.qpos[i, 0], 0.0]),
+                velocity=np.array([ref.qvel[i, 1], ref.qvel[i, 0], 0.0]),
+                effort=np.array([ref.ctrl[i, 1], ref.ctrl[i, 0], 0.0]),
+            )
             w.write(conn, stamp, ts.serialize_cdr(msg, JointState.__msgtype__))
-    m = _write_map(tmp_path / "map.toml", "time", ["shoulder.position", "elbow.position"],
-                   ["shoulder.velocity", "elbow.velocity"], ["shoulder.effort", "elbow.effort"])
+    m = _write_map(
+        tmp_path / "map.toml",
+        "time",
+        ["shoulder.position", "elbow.position"],
+        ["shoulder.velocity", "elbow.velocity"],
+        ["shoulder.effort", "elbow.effort"],
+    )
     path = bag / "bag.mcap" if storage == "mcap" else bag
     if storage == "mcap":
         assert path.exists(), sorted(p.name for p in bag.iterdir())
@@ -154,8 +174,13 @@ def test_ros2_bag_without_joint_state(tmp_path: Path, reference) -> None:
     with Writer(bag, version=9) as w:
         conn = w.add_connection("/chatter", String.__msgtype__, typestore=ts)
         w.write(conn, 1, ts.serialize_cdr(String(data="hi"), String.__msgtype__))
-    m = _write_map(tmp_path / "map.toml", "time", ["shoulder.position", "elbow.position"], None,
-                   ["shoulder.effort", "elbow.effort"])
+    m = _write_map(
+        tmp_path / "map.toml",
+        "time",
+        ["shoulder.position", "elbow.position"],
+        None,
+        ["shoulder.effort", "elbow.effort"],
+    )
     with pytest.raises(InputError, match="no sensor_msgs/JointState"):
         load_trajectory(bag, load_map(m), model)
 
@@ -171,11 +196,21 @@ def test_hdf5_nested_datasets(tmp_path: Path, reference) -> None:
         g["qvel"] = ref.qvel
         g["effort"] = ref.ctrl
         f["images"] = np.zeros((ref.n, 2, 2, 3))  # 4-D: not a log column, ignored
-    m = _write_map(tmp_path / "map.toml", "time", ["robot/qpos[0]", "robot/qpos[1]"],
-                   ["robot/qvel[0]", "robot/qvel[1]"], ["robot/effort[0]", "robot/effort[1]"])
+    m = _write_map(
+        tmp_path / "map.toml",
+        "time",
+        ["robot/qpos[0]", "robot/qpos[1]"],
+        ["robot/qvel[0]", "robot/qvel[1]"],
+        ["robot/effort[0]", "robot/effort[1]"],
+    )
     tr, _ = load_trajectory(tmp_path / "log.h5", load_map(m), model)
     _same(tr, ref)
-    bad = _write_map(tmp_path / "bad.toml", "time", ["robot/qpos[0]", "robot/qpos[5]"], None,
-                     ["robot/effort[0]", "robot/effort[1]"])
+    bad = _write_map(
+        tmp_path / "bad.toml",
+        "time",
+        ["robot/qpos[0]", "robot/qpos[5]"],
+        None,
+        ["robot/effort[0]", "robot/effort[1]"],
+    )
     with pytest.raises(InputError, match=r"robot/qpos\[5\]"):
         load_trajectory(tmp_path / "log.h5", load_map(bad), model)

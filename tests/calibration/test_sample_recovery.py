@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from real2sim.calibration.run import CalibrateCfg, run_calibrate
 
+from real2sim.calibration.run import CalibrateCfg, run_calibrate
 from real2sim.params import ParamSpec
 from real2sim.samplegen.robot import LOG_RATE, write_robot
 
@@ -29,15 +29,24 @@ def _perturbed_specs(truth: dict) -> tuple[ParamSpec, ...]:
 def test_recovers_sample_robot(tmp_path: Path, noise: bool, tol: float) -> None:
     gt = write_robot(tmp_path / "session", seed=0, noise=noise)
     s = tmp_path / "session"
-    cfg = CalibrateCfg(model=s / gt["model"], logs=tuple(s / f"logs/excite_0{i}.csv" for i in range(3)),
-                       holdout=(s / "logs/excite_03.csv",), map=s / "logs/map.toml", fit=FIT,
-                       specs=_perturbed_specs(gt["parameters"]), out_dir=tmp_path / "out", report=False)
+    cfg = CalibrateCfg(
+        model=s / gt["model"],
+        logs=tuple(s / f"logs/excite_0{i}.csv" for i in range(3)),
+        holdout=(s / "logs/excite_03.csv",),
+        map=s / "logs/map.toml",
+        fit=FIT,
+        specs=_perturbed_specs(gt["parameters"]),
+        out_dir=tmp_path / "out",
+        report=False,
+    )
     res = run_calibrate(cfg)
     for name, true in gt["parameters"].items():
         got = res.value(name)
         if name.startswith("delay:"):
             assert abs(got - true) < 1.0 / LOG_RATE, f"{name}: {got} vs {true}"
-        assert abs(got - true) <= tol * abs(true), f"{name}: {got} vs {true} ({100 * (got / true - 1):+.2f} %)"
+        assert abs(got - true) <= tol * abs(true), (
+            f"{name}: {got} vs {true} ({100 * (got / true - 1):+.2f} %)"
+        )
     assert res.cost_final < res.cost_initial
     assert np.all(np.isfinite(res.stderr))
     doc = json.loads((tmp_path / "out" / "result.json").read_text())

@@ -23,8 +23,14 @@ def test_discovers_folders_without_toml(tmp_path):
 
 
 def test_reads_session_toml(tmp_path):
-    for rel in ("lidar/s0.ply", "lidar/poses.json", "images/a.png", "images/distance.toml", "robot/arm.xml",
-                "logs/map.toml"):
+    for rel in (
+        "lidar/s0.ply",
+        "lidar/poses.json",
+        "images/a.png",
+        "images/distance.toml",
+        "robot/arm.xml",
+        "logs/map.toml",
+    ):
         _touch(tmp_path / rel)
     for i in range(3):
         _touch(tmp_path / "logs" / f"r{i}.csv")

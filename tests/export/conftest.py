@@ -36,7 +36,9 @@ def cache_dir(tmp_path_factory) -> Path:
 def synthetic_scene() -> Scene:
     objs = (
         SceneObject("box", trimesh.creation.box((0.10, 0.16, 0.05)), at(0.0, 0.0, 0.025, 0.3), density=700.0),
-        SceneObject("can", trimesh.creation.cylinder(0.035, 0.12, sections=256), at(0.25, 0.0, 0.06), mass=0.4),
+        SceneObject(
+            "can", trimesh.creation.cylinder(0.035, 0.12, sections=256), at(0.25, 0.0, 0.06), mass=0.4
+        ),
         SceneObject("ball", trimesh.creation.icosphere(5, 0.04), at(-0.25, 0.0, 0.04), density=300.0),
         SceneObject("L block", l_shape(), at(0.0, 0.25, 0.0), density=900.0),
         SceneObject('my "mug" <1> é', trimesh.creation.box((0.06, 0.06, 0.08)), at(0.0, -0.25, 0.04)),

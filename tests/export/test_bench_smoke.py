@@ -13,8 +13,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_bench_export_quick(tmp_path):
     out = tmp_path / "bench.json"
-    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_export.py"), "--quick", "--json", str(out)],
-                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_export.py"), "--quick", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     res = json.loads(out.read_text())
     ours = [row for row in res["rows"] if row["tool"] == "real2sim"]
@@ -30,7 +35,9 @@ def test_bench_export_quick(tmp_path):
         assert p["compiles"] and p["hulls"] >= 1
         assert p["in_budget"] == (p["hulls"] <= 32 and p["max_hull_vertices"] <= 64)
         assert res["summary"]["over_budget"]["real2sim"] == []
-        assert "rest" in p and p["rest"]["drift_mm"] >= 0 and p["mass_ratio"] > 0  # its rest test and mass ran
+        assert (
+            "rest" in p and p["rest"]["drift_mm"] >= 0 and p["mass_ratio"] > 0
+        )  # its rest test and mass ran
         assert res["summary"]["speedup_median"] > 0 and "l_block" in res["summary"]["fidelity_vs_peer"]
     else:
         assert not peer and "obj2mjcf not installed" in r.stderr

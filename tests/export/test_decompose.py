@@ -6,10 +6,11 @@ from dataclasses import replace
 
 import numpy as np
 import trimesh
+from scipy.spatial import ConvexHull
+
 from real2sim.export.config import ExportCfg
 from real2sim.export.decompose import _Refiner, collision_geometry, limit_points, refine
 from real2sim.export.fidelity import hull_fidelity
-from scipy.spatial import ConvexHull
 
 
 def _outside(points: np.ndarray, kept: np.ndarray) -> float:
@@ -30,7 +31,9 @@ def _farthest_point_subset(p: np.ndarray, k: int) -> np.ndarray:
 def test_vertex_limit_keeps_the_hull_close():
     rng = np.random.default_rng(3)
     p = rng.normal(size=(600, 3))
-    p = p / np.linalg.norm(p, axis=1, keepdims=True) * [0.05, 0.03, 0.02]  # on an ellipsoid: all hull vertices
+    p = (
+        p / np.linalg.norm(p, axis=1, keepdims=True) * [0.05, 0.03, 0.02]
+    )  # on an ellipsoid: all hull vertices
     hv = p[ConvexHull(p).vertices]
     assert len(hv) > 64
     kept = limit_points(p, 64)
@@ -89,7 +92,10 @@ def test_cover_restores_what_decimation_cut_off():
     work = decimate(m, 200)
     v = np.asarray(work.vertices)
     flat = v * [1.0, 1.0, 0.0]
-    halves = [np.vstack([v[v[:, 2] <= 0], flat]), np.vstack([v[v[:, 2] >= 0], flat])]  # two hulls meeting at z = 0
+    halves = [
+        np.vstack([v[v[:, 2] <= 0], flat]),
+        np.vstack([v[v[:, 2] >= 0], flat]),
+    ]  # two hulls meeting at z = 0
     rng = np.random.default_rng(0)
     x = rng.uniform(-0.1, 0.1, (100_000, 3))
     x = x[np.linalg.norm(x, axis=1) < 0.1]
@@ -143,10 +149,15 @@ def test_full_budget_merges_a_mild_pair_to_split_the_worst_hull(monkeypatch):
         return b
 
     m = box((-0.06, -0.02, 0.0), (0.06, 0.02, 0.10))
-    m = trimesh.boolean.difference([m, box((-0.03, -0.03, 0.04), (0.03, 0.03, 0.11)),
-                                    box((-0.005, -0.03, -0.01), (0.005, 0.03, 0.004))], engine="manifold")
-    parts = [box((-0.07, -0.03, -0.01), (0.0, 0.03, 0.045)), box((0.0, -0.03, -0.01), (0.07, 0.03, 0.045)),
-             box((-0.07, -0.03, 0.045), (0.07, 0.03, 0.11))]  # the base halves take 5 mm of the prongs' roots
+    m = trimesh.boolean.difference(
+        [m, box((-0.03, -0.03, 0.04), (0.03, 0.03, 0.11)), box((-0.005, -0.03, -0.01), (0.005, 0.03, 0.004))],
+        engine="manifold",
+    )
+    parts = [
+        box((-0.07, -0.03, -0.01), (0.0, 0.03, 0.045)),
+        box((0.0, -0.03, -0.01), (0.07, 0.03, 0.045)),
+        box((-0.07, -0.03, 0.045), (0.07, 0.03, 0.11)),
+    ]  # the base halves take 5 mm of the prongs' roots
     pieces = [np.asarray(trimesh.boolean.intersection([m, p], engine="manifold").vertices) for p in parts]
     cfg = ExportCfg(max_hulls=3)
     r = _Refiner(m, m, cfg, float(sum(trimesh.convex.convex_hull(p).area for p in pieces)))
@@ -174,7 +185,9 @@ def test_hull_fidelity_finds_a_narrow_bulge_peak(monkeypatch):
     ball = trimesh.creation.icosphere(subdivisions=3, radius=0.02)
     ball.apply_translation([0.0, 0.0, 0.025])
     m = trimesh.boolean.difference([box, ball], engine="manifold")
-    exact = float(Surface([m], np.zeros(3)).distance(np.array([[0.0, 0.0, 0.025]]))[0])  # mouth centre to dimple
+    exact = float(
+        Surface([m], np.zeros(3)).distance(np.array([[0.0, 0.0, 0.025]]))[0]
+    )  # mouth centre to dimple
     hull = [trimesh.convex.convex_hull(m.vertices)]
     found = hull_fidelity(m, hull, samples=300).hausdorff
     assert 0.99 * exact <= found <= exact + 1e-6

@@ -5,6 +5,7 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 import pytest
+
 from real2sim.export.inertia import inertia_problems, mass_properties
 
 

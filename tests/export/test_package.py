@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 import trimesh
 from click.testing import CliRunner
-from real2sim.export.config import ExportCfg
-from real2sim.export.package import export_scene, run_export
-from real2sim.export.validate import validate_package
 
 from real2sim.cli import cli
 from real2sim.errors import StageError
+from real2sim.export.config import ExportCfg
+from real2sim.export.package import export_scene, run_export
+from real2sim.export.validate import validate_package
 from real2sim.scene import Scene, SceneObject, Support, save_scene
 
 from .conftest import at, l_shape
@@ -30,14 +30,22 @@ def test_synthetic_package_passes_every_check(synthetic_package):
     pkg = synthetic_package
     assert pkg.ok and len(pkg.checks) > 10
     names = {c.name for c in pkg.checks}
-    for must in ("mjcf compiles", "urdf loads in mujoco", "urdf loads in yourdfpy", "initial penetration",
-                 "no mujoco warnings"):
+    for must in (
+        "mjcf compiles",
+        "urdf loads in mujoco",
+        "urdf loads in yourdfpy",
+        "initial penetration",
+        "no mujoco warnings",
+    ):
         assert must in names
     drift = [c for c in pkg.checks if c.name.startswith("rest drift")]
     assert len(drift) == 5 and all(c.value < 1e-3 for c in drift)
     # primitives where they fit, hulls for the L
     model = mujoco.MjModel.from_xml_path(str(pkg.scene_xml))
-    kinds = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g): int(model.geom_type[g]) for g in range(model.ngeom)}
+    kinds = {
+        mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g): int(model.geom_type[g])
+        for g in range(model.ngeom)
+    }
     assert kinds["box_collision_0"] == int(mujoco.mjtGeom.mjGEOM_BOX)
     assert kinds["can_collision_0"] == int(mujoco.mjtGeom.mjGEOM_CYLINDER)
     assert kinds["ball_collision_0"] == int(mujoco.mjtGeom.mjGEOM_SPHERE)
@@ -85,7 +93,9 @@ def test_validate_cli_json_and_exit_code(synthetic_package):
 
 
 def test_failing_package_raises_and_leaves_no_folder(tmp_path, cache_dir):
-    floating = Scene(Support(), (SceneObject("high", trimesh.creation.box((0.05, 0.05, 0.05)), at(0, 0, 0.3)),))
+    floating = Scene(
+        Support(), (SceneObject("high", trimesh.creation.box((0.05, 0.05, 0.05)), at(0, 0, 0.3)),)
+    )
     out = tmp_path / "bad"
     with pytest.raises(StageError, match="rest drift high"):
         export_scene(floating, out, ExportCfg(workers=1, cache_dir=cache_dir, render=False))
@@ -105,13 +115,19 @@ def test_export_is_deterministic_and_cli_runs(tmp_path, cache_dir):
     pts = np.abs(rng.normal(size=(60, 3))) * [0.03, 0.02, 0.02] * [1, 1, 2] - [0.015, 0.01, 0]
     ring = np.c_[0.03 * np.cos(np.arange(12) / 2), 0.03 * np.sin(np.arange(12) / 2), np.zeros(12)]
     blob = trimesh.convex.convex_hull(np.vstack([pts, ring]))  # irregular, with a flat base to rest on
-    scene = Scene(Support(), (SceneObject("L", l_shape(), at(0.0, 0.0, 0.0), density=800.0),
-                              SceneObject("blob", blob, at(0.2, 0.0, 0.0), mass=0.2)))
+    scene = Scene(
+        Support(),
+        (
+            SceneObject("L", l_shape(), at(0.0, 0.0, 0.0), density=800.0),
+            SceneObject("blob", blob, at(0.2, 0.0, 0.0), mass=0.2),
+        ),
+    )
     save_scene(scene, tmp_path / "scene")
     a, b = tmp_path / "a", tmp_path / "b"
     run_export(ExportCfg(scene_dir=tmp_path / "scene", out_dir=a, workers=1, cache=False, name="m"))
-    r = CliRunner().invoke(cli, ["export", str(tmp_path / "scene"), "-o", str(b), "--name", "m", "--workers", "2",
-                                 "--no-cache"])
+    r = CliRunner().invoke(
+        cli, ["export", str(tmp_path / "scene"), "-o", str(b), "--name", "m", "--workers", "2", "--no-cache"]
+    )
     assert r.exit_code == 0, r.output
     fa, fb = _files(a), _files(b)
     assert fa.keys() == fb.keys() and len(fa) > 8

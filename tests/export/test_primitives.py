@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import trimesh
+
 from real2sim.export.primitives import fit_primitive
 
 
@@ -28,7 +29,9 @@ def test_faceted_sphere_and_box() -> None:
     p = fit_primitive(s, 0.02)
     assert p is not None and p.kind == "sphere"
     d = np.linalg.norm(s.vertices, axis=1)
-    assert d.min() < 0.05 and abs(p.size[0] - 0.05) < 0.5 * (0.05 - np.min(np.linalg.norm(s.triangles_center, axis=1)))
+    assert d.min() < 0.05 and abs(p.size[0] - 0.05) < 0.5 * (
+        0.05 - np.min(np.linalg.norm(s.triangles_center, axis=1))
+    )
     b = trimesh.creation.box((0.1, 0.06, 0.03))
     p = fit_primitive(b, 0.01)
     assert p is not None and p.kind == "box" and p.error < 1e-9

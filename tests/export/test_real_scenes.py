@@ -10,9 +10,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import trimesh
+
 from real2sim.export.config import ExportCfg
 from real2sim.export.package import export_scene
-
 from real2sim.scene import Scene, SceneObject, Support
 
 
@@ -31,8 +31,11 @@ def test_bunny_reference_mesh_exports(bunny_path, tmp_path, cache_dir):
     m.apply_translation(-m.bounds.mean(axis=0))
     t = np.eye(4)
     t[2, 3] = -m.bounds[0][2]
-    pkg = export_scene(Scene(Support(), (SceneObject("bunny", m, t),)), tmp_path / "bunny",
-                       ExportCfg(workers=1, cache_dir=cache_dir))
+    pkg = export_scene(
+        Scene(Support(), (SceneObject("bunny", m, t),)),
+        tmp_path / "bunny",
+        ExportCfg(workers=1, cache_dir=cache_dir),
+    )
     _assert_ok(pkg, 1)
     hulls = next(c for c in pkg.checks if c.name == "hull budget bunny")
     assert 1 < hulls.value <= 32
@@ -43,12 +46,16 @@ def _recon(inputs, out, poses=None) -> Scene:
     from real2sim.recon.pointcloud import run_recon_pointcloud
     from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 
-    return run_recon_pointcloud(PointCloudReconCfg(inputs=tuple(inputs), poses=poses, out_dir=out / "scene")).scene
+    return run_recon_pointcloud(
+        PointCloudReconCfg(inputs=tuple(inputs), poses=poses, out_dir=out / "scene")
+    ).scene
 
 
 @pytest.fixture(scope="module")
 def osd_scene(shared_data, tmp_path_factory) -> Scene:
-    return _recon([shared_data / "pointclouds" / "osd_tabletop" / "test0.pcd"], tmp_path_factory.mktemp("osd"))
+    return _recon(
+        [shared_data / "pointclouds" / "osd_tabletop" / "test0.pcd"], tmp_path_factory.mktemp("osd")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +63,11 @@ def sample_scene(sample_data, tmp_path_factory) -> Scene:
     import tomllib
 
     s = tomllib.loads((sample_data / "session.toml").read_text())
-    return _recon([sample_data / f for f in s["lidar"]["files"]], tmp_path_factory.mktemp("sample"),
-                  sample_data / s["lidar"]["poses"])
+    return _recon(
+        [sample_data / f for f in s["lidar"]["files"]],
+        tmp_path_factory.mktemp("sample"),
+        sample_data / s["lidar"]["poses"],
+    )
 
 
 def test_osd_test0_scene_exports(osd_scene, tmp_path, cache_dir):
@@ -79,11 +89,14 @@ def test_disturbed_scan_poses_settle_before_home(sample_scene, tmp_path, cache_d
     objs = []
     for o in sample_scene.objects:
         axis = np.r_[rng.normal(size=2), 0.0]
-        tilt = trimesh.transformations.rotation_matrix(np.radians(rng.uniform(3.0, 6.0)), axis / np.linalg.norm(axis),
-                                                       o.world_from_object[:3, 3])
+        tilt = trimesh.transformations.rotation_matrix(
+            np.radians(rng.uniform(3.0, 6.0)), axis / np.linalg.norm(axis), o.world_from_object[:3, 3]
+        )
         t = tilt @ o.world_from_object
         t[2, 3] += rng.uniform(-3e-3, 3e-3)
         objs.append(replace(o, world_from_object=t))
     scene = replace(sample_scene, objects=tuple(objs))
-    pkg = export_scene(scene, tmp_path / "disturbed", ExportCfg(cache_dir=cache_dir, render=False, formats=("mjcf",)))
+    pkg = export_scene(
+        scene, tmp_path / "disturbed", ExportCfg(cache_dir=cache_dir, render=False, formats=("mjcf",))
+    )
     _assert_ok(pkg, len(objs))

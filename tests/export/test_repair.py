@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import trimesh
-from real2sim.export.repair import repair_mesh
 
 from real2sim.errors import InputError
+from real2sim.export.repair import repair_mesh
 
 
 def test_empty_mesh_is_refused():

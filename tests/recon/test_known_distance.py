@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from real2sim.recon.accuracy import true_objects
-from real2sim.recon.align import camera_centre, umeyama
 
 from real2sim.cli import cli
+from real2sim.recon.accuracy import true_objects
+from real2sim.recon.align import camera_centre, umeyama
 
 
 def _pixels(gt: dict, point: np.ndarray, names: list[str]) -> dict[str, list[float]]:
@@ -47,7 +47,10 @@ def test_sample_scale_from_known_distance(sample_data: Path, tmp_path: Path) -> 
                                  "--known-distance", str(f)])  # fmt: skip
     assert r.exit_code == 0, r.output
     report = json.loads((out / "sfm_report.json").read_text())
-    cams = {c["file"]: np.asarray(c["cam_from_world"]) for c in json.loads((out / "cameras.json").read_text())["cameras"]}
+    cams = {
+        c["file"]: np.asarray(c["cam_from_world"])
+        for c in json.loads((out / "cameras.json").read_text())["cameras"]
+    }
     ref = {Path(i["file"]).name: np.asarray(i["cam_from_world"]) for i in gt["images"]}
     common = sorted(set(cams) & set(ref))
     s = umeyama(np.array([camera_centre(cams[n]) for n in common]),
@@ -66,7 +69,9 @@ def test_sample_scale_from_known_distance(sample_data: Path, tmp_path: Path) -> 
         ("distance = = 0.3\n", "not valid TOML"),
     ],
 )
-def test_bad_known_distance_file_is_one_line(sample_data: Path, tmp_path: Path, text: str, problem: str) -> None:
+def test_bad_known_distance_file_is_one_line(
+    sample_data: Path, tmp_path: Path, text: str, problem: str
+) -> None:
     f = tmp_path / "d.toml"
     f.write_text(text)
     out = tmp_path / "scene"
@@ -74,5 +79,7 @@ def test_bad_known_distance_file_is_one_line(sample_data: Path, tmp_path: Path, 
                                  "--known-distance", str(f)])  # fmt: skip
     assert r.exit_code == 1
     lines = r.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error:") and str(f) in lines[0] and problem in lines[0], r.output
+    assert len(lines) == 1 and lines[0].startswith("error:") and str(f) in lines[0] and problem in lines[0], (
+        r.output
+    )
     assert not out.exists()

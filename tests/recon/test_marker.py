@@ -6,6 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+
 from real2sim.recon.marker import detect_marker, scale_from_known_distance
 from real2sim.recon.sfm import Intrinsics, SfmResult
 
@@ -17,8 +18,12 @@ def _marker_view(rng: np.random.Generator, ss: int = 8) -> tuple[np.ndarray, np.
     cell = 40
     d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
     sheet = np.full((8 * cell, 8 * cell), 230, np.uint8)
-    sheet[cell : 7 * cell, cell : 7 * cell] = cv2.aruco.generateImageMarker(d, 0, 6 * cell, borderBits=1) * (200 / 255) + 20
-    src_corners = np.array([[cell, cell], [7 * cell, cell], [7 * cell, 7 * cell], [cell, 7 * cell]], float)  # edges
+    sheet[cell : 7 * cell, cell : 7 * cell] = (
+        cv2.aruco.generateImageMarker(d, 0, 6 * cell, borderBits=1) * (200 / 255) + 20
+    )
+    src_corners = np.array(
+        [[cell, cell], [7 * cell, cell], [7 * cell, 7 * cell], [cell, 7 * cell]], float
+    )  # edges
     side = rng.uniform(55, 90)
     centre = np.array([320, 240]) + rng.uniform(-60, 60, 2)
     ang = rng.uniform(0, 2 * np.pi)
@@ -78,7 +83,9 @@ def test_scale_from_known_distance_on_synthetic_cameras():
         out = {}
         for n, c in cams.items():
             x = c[:3, :3] @ p + c[:3, 3]
-            uv = np.array([k[0] * x[0] / x[2] + k[2], k[1] * x[1] / x[2] + k[3]]) - 0.5  # to OpenCV convention
+            uv = (
+                np.array([k[0] * x[0] / x[2] + k[2], k[1] * x[1] / x[2] + k[3]]) - 0.5
+            )  # to OpenCV convention
             out[n] = tuple(uv + rng.normal(0, 0.05, 2))
         return out
 

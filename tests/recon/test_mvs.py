@@ -6,6 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+
 from real2sim.recon.mvs import MvsCfg, dense_points_cpu
 from real2sim.recon.sfm import Intrinsics, SfmResult
 
@@ -29,7 +30,9 @@ def _look_down(eye: np.ndarray, tilt_deg: float, yaw_deg: float) -> np.ndarray:
 def _scene(tmp_path, eyes: list[np.ndarray]) -> SfmResult:
     rng = np.random.default_rng(0)
     n_tex = 1024
-    tex = cv2.resize(rng.uniform(0, 255, (128, 128)).astype(np.float32), (n_tex, n_tex), interpolation=cv2.INTER_CUBIC)
+    tex = cv2.resize(
+        rng.uniform(0, 255, (128, 128)).astype(np.float32), (n_tex, n_tex), interpolation=cv2.INTER_CUBIC
+    )
     tex = cv2.add(tex, cv2.resize(rng.uniform(-60, 60, (512, 512)).astype(np.float32), (n_tex, n_tex)))
     tex = np.clip(tex, 0, 255).astype(np.uint8)
     tex_to_plane = np.array([[SIDE / n_tex, 0, -SIDE / 2 + SIDE / n_tex / 2], [0, SIDE / n_tex, -SIDE / 2 + SIDE / n_tex / 2],
@@ -46,7 +49,9 @@ def _scene(tmp_path, eyes: list[np.ndarray]) -> SfmResult:
         img = cv2.warpPerspective(tex, hom, (W, H), flags=cv2.INTER_LINEAR, borderValue=0)
         cv2.imwrite(str(img_dir / name), cv2.cvtColor(img, cv2.COLOR_GRAY2BGR))
         cams[name] = c
-        intr[name] = Intrinsics("PINHOLE", W, H, (F, F, (W - 1) / 2 + 0.5, (H - 1) / 2 + 0.5))  # COLMAP convention
+        intr[name] = Intrinsics(
+            "PINHOLE", W, H, (F, F, (W - 1) / 2 + 0.5, (H - 1) / 2 + 0.5)
+        )  # COLMAP convention
         x = sparse @ c[:3, :3].T + c[:3, 3]
         uv = x[:, :2] / x[:, 2:] * F + [(W - 1) / 2 + 0.5, (H - 1) / 2 + 0.5]
         ok = (uv[:, 0] > 0) & (uv[:, 0] < W) & (uv[:, 1] > 0) & (uv[:, 1] < H)
@@ -70,7 +75,9 @@ def test_dense_plane(tmp_path, axis):
     z = cloud.points[:, 2]
     assert len(z) > 20000
     assert np.median(np.abs(z)) < 0.002, np.median(np.abs(z))
-    assert np.percentile(np.abs(z), 95) < 0.01, np.percentile(np.abs(z), 95)  # 1 px of disparity is ~3 mm here
+    assert np.percentile(np.abs(z), 95) < 0.01, np.percentile(
+        np.abs(z), 95
+    )  # 1 px of disparity is ~3 mm here
     # Coverage of the central 0.5 m x 0.4 m every camera sees: filled 5 mm cells.
     inside = (np.abs(cloud.points[:, 0]) < 0.25) & (np.abs(cloud.points[:, 1]) < 0.2)
     cells = {tuple(c) for c in np.floor(cloud.points[inside, :2] / 0.005).astype(int)}

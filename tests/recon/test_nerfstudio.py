@@ -7,10 +7,10 @@ import shutil
 
 import numpy as np
 import pytest
-from real2sim.recon.nerfstudio import INSTALL_HINT, train_splatfacto, write_nerfstudio_dataset
-from real2sim.recon.sfm import Intrinsics, SfmResult
 
 from real2sim.errors import NotBuiltError
+from real2sim.recon.nerfstudio import INSTALL_HINT, train_splatfacto, write_nerfstudio_dataset
+from real2sim.recon.sfm import Intrinsics, SfmResult
 
 
 def _sfm(tmp_path) -> SfmResult:
@@ -52,8 +52,12 @@ def test_transforms_json_fields(tmp_path):
         np.testing.assert_allclose(c2w[3], [0, 0, 0, 1])
 
 
-@pytest.mark.skipif(shutil.which("ns-train") is not None, reason="nerfstudio installed: the hint path is not taken")
+@pytest.mark.skipif(
+    shutil.which("ns-train") is not None, reason="nerfstudio installed: the hint path is not taken"
+)
 def test_missing_nerfstudio_one_line(tmp_path):
     with pytest.raises(NotBuiltError) as e:
         train_splatfacto(tmp_path, tmp_path)
-    assert str(e.value) == INSTALL_HINT and "\n" not in INSTALL_HINT and "pip install nerfstudio" in INSTALL_HINT
+    assert (
+        str(e.value) == INSTALL_HINT and "\n" not in INSTALL_HINT and "pip install nerfstudio" in INSTALL_HINT
+    )

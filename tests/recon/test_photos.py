@@ -16,7 +16,9 @@ def test_no_overlap_is_one_error_line(tmp_path):
     d = tmp_path / "photos"
     d.mkdir()
     for i in range(4):  # unrelated textures: features everywhere, nothing in common
-        img = cv2.resize(rng.uniform(0, 255, (60, 80)).astype(np.float32), (320, 240), interpolation=cv2.INTER_CUBIC)
+        img = cv2.resize(
+            rng.uniform(0, 255, (60, 80)).astype(np.float32), (320, 240), interpolation=cv2.INTER_CUBIC
+        )
         cv2.imwrite(str(d / f"img_{i}.png"), np.clip(img, 0, 255).astype(np.uint8))
     r = CliRunner().invoke(cli, ["recon", "photos", str(d), "-o", str(tmp_path / "out"), "--poses-only"])
     assert r.exit_code == 1, r.output

@@ -10,13 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from real2sim.recon.accuracy import chamfer_distance, true_objects
 from real2sim.recon.align import Similarity, camera_centre, pose_errors, umeyama
 from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
-
 from real2sim.scene import load_scene
 
-pytestmark = pytest.mark.slow  # two reconstructions of the 24 sample photos (about 40 s each on 2 cores) and one export
+pytestmark = (
+    pytest.mark.slow
+)  # two reconstructions of the 24 sample photos (about 40 s each on 2 cores) and one export
 
 
 def evaluate(session: Path, out: Path) -> dict:
@@ -24,7 +26,10 @@ def evaluate(session: Path, out: Path) -> dict:
     res = run_recon_photos(PhotosReconCfg(image_dir=session / "images", out_dir=out, marker_size=0.08))
     gt = json.loads((session / "ground_truth.json").read_text())
     ref = {Path(i["file"]).name: np.asarray(i["cam_from_world"]) for i in gt["images"]}
-    cams = {c["file"]: np.asarray(c["cam_from_world"]) for c in json.loads((out / "cameras.json").read_text())["cameras"]}
+    cams = {
+        c["file"]: np.asarray(c["cam_from_world"])
+        for c in json.loads((out / "cameras.json").read_text())["cameras"]
+    }
     errors = pose_errors(cams, ref)
     names = sorted(set(cams) & set(ref))
     c_est = np.array([camera_centre(cams[n]) for n in names])
@@ -66,7 +71,9 @@ def test_sample_marker_scale_within_1_percent(session):
 
 def test_sample_object_meshes(session):
     out, ev = session
-    assert len(ev["chamfer"]) == ev["n_truth"] and ev["matched"] == {"box", "cylinder", "mug", "stone"}, ev["chamfer"]
+    assert len(ev["chamfer"]) == ev["n_truth"] and ev["matched"] == {"box", "cylinder", "mug", "stone"}, ev[
+        "chamfer"
+    ]
     worst = max(ev["chamfer"].values())
     assert worst <= 0.005, {k: round(v * 1000, 2) for k, v in ev["chamfer"].items()}
     assert all(o.mesh.is_watertight for o in load_scene(out).objects)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from real2sim.recon.pointcloud_io import lzf_decompress, lzf_decompress_py, read_points
 
 from real2sim.errors import InputError
+from real2sim.recon.pointcloud_io import lzf_decompress, lzf_decompress_py, read_points
 
 RNG = np.random.default_rng(0)
 PTS = RNG.uniform(-1, 1, (50, 3)).astype(np.float32)
@@ -35,7 +35,9 @@ def test_lzf_back_references() -> None:
 
 
 def test_lzf_c_and_python_decoders_agree() -> None:
-    lzf = pytest.importorskip("lzf", reason="python-lzf (C decoder) not installed; the pure-Python one is tested above")
+    lzf = pytest.importorskip(
+        "lzf", reason="python-lzf (C decoder) not installed; the pure-Python one is tested above"
+    )
     rng = np.random.default_rng(1)
     # compressible data with long and overlapping repeats, as organised float clouds have
     data = np.repeat(rng.integers(0, 4, 4000, dtype=np.uint8), rng.integers(1, 40, 4000)).tobytes()
@@ -55,7 +57,10 @@ def _ply_header(fmt: str, n: int, extra: str = "") -> str:
 
 def test_ply_ascii_and_binary_with_extra_element(tmp_path: Path) -> None:
     extra = "element range_grid 4\nproperty list uchar int vertex_indices\n"
-    lines = [" ".join(f"{v:.7g}" for v in p) + " " + " ".join(str(c) for c in col) for p, col in zip(PTS, RGB, strict=False)]
+    lines = [
+        " ".join(f"{v:.7g}" for v in p) + " " + " ".join(str(c) for c in col)
+        for p, col in zip(PTS, RGB, strict=False)
+    ]
     a = tmp_path / "a.ply"
     a.write_text(_ply_header("ascii", 50, extra) + "\n".join(lines) + "\n1 0\n0\n1 3\n0\n")
     c = read_points(a)
@@ -64,7 +69,9 @@ def test_ply_ascii_and_binary_with_extra_element(tmp_path: Path) -> None:
     rec = np.empty(50, dtype=[("p", "<f4", 3), ("c", "u1", 3)])
     rec["p"], rec["c"] = PTS, RGB
     b = tmp_path / "b.ply"
-    b.write_bytes(_ply_header("binary_little_endian", 50, extra).encode() + rec.tobytes() + b"\x01\x00\x00\x00\x00")
+    b.write_bytes(
+        _ply_header("binary_little_endian", 50, extra).encode() + rec.tobytes() + b"\x01\x00\x00\x00\x00"
+    )
     cb = read_points(b, units="mm")
     np.testing.assert_allclose(cb.points, PTS.astype(np.float64) * 1e-3)
     t = tmp_path / "t.ply"
@@ -78,7 +85,9 @@ def _pcd(mode: str, organised: bool = False) -> bytes:
     pts = PTS.copy()
     if organised:
         pts[::7] = np.nan
-    rgb = ((RGB[:, 0].astype(np.uint32) << 16) | (RGB[:, 1].astype(np.uint32) << 8) | RGB[:, 2]).view(np.float32)
+    rgb = ((RGB[:, 0].astype(np.uint32) << 16) | (RGB[:, 1].astype(np.uint32) << 8) | RGB[:, 2]).view(
+        np.float32
+    )
     lab = np.arange(n, dtype=np.uint32)
     w, h = (10, 5) if organised else (n, 1)
     head = (f"VERSION 0.7\nFIELDS x y z rgb label\nSIZE 4 4 4 4 4\nTYPE F F F F U\nCOUNT 1 1 1 1 1\nWIDTH {w}\n"

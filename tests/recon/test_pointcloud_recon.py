@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import trimesh
 from click.testing import CliRunner
+from scipy.optimize import linear_sum_assignment
+
+from real2sim.cli import cli
 from real2sim.recon.accuracy import chamfer_distance, match_by_centroid, true_objects
 from real2sim.recon.pointcloud import PointCloudReconCfg, load_clouds, run_recon_pointcloud
 from real2sim.recon.pointcloud_io import read_points
 from real2sim.recon.register import read_poses
-from scipy.optimize import linear_sum_assignment
-
-from real2sim.cli import cli
 from real2sim.scene import load_scene
 
 BUNNY = ["bun000.ply", "bun045.ply", "bun090.ply", "bun180.ply", "bun270.ply", "bun315.ply"]
@@ -27,7 +27,9 @@ def test_osd_tabletop(shared_data: Path, scan: str, tmp_path: Path) -> None:
     folder = shared_data / "pointclouds" / "osd_tabletop"
     gt = json.loads((folder / "ground_truth.json").read_text())[scan]
     out = run_recon_pointcloud(
-        PointCloudReconCfg(inputs=(folder / f"{scan}.pcd",), out_dir=tmp_path / "scene", save_point_labels=True)
+        PointCloudReconCfg(
+            inputs=(folder / f"{scan}.pcd",), out_dir=tmp_path / "scene", save_point_labels=True
+        )
     )
     cloud = read_points(folder / f"{scan}.pcd")
     labels = np.load(tmp_path / "scene" / "point_labels.npy")
@@ -142,7 +144,9 @@ def test_cli_errors(tmp_path: Path, shared_data: Path) -> None:
         r = _run(["recon", "pointcloud", str(f), "-o", str(out), *extra])
         assert r.exit_code == 1, (f, r.output)
         lines = [ln for ln in r.output.strip().splitlines() if ln.strip()]
-        assert len(lines) == 1 and lines[0].startswith("error:") and f.name in lines[0] and msg in lines[0], r.output
+        assert len(lines) == 1 and lines[0].startswith("error:") and f.name in lines[0] and msg in lines[0], (
+            r.output
+        )
         assert not out.exists() and not any(p.name.startswith(".scene") for p in tmp_path.iterdir())
 
 
@@ -250,7 +254,12 @@ def test_object_only_recon_is_deterministic(shared_data: Path, tmp_path: Path) -
     outs = []
     for k in range(2):
         run_recon_pointcloud(PointCloudReconCfg(inputs=files, object_only=True, out_dir=tmp_path / f"r{k}"))
-        outs.append({p.relative_to(tmp_path / f"r{k}"): p.read_bytes() for p in sorted((tmp_path / f"r{k}").rglob("*"))
-                     if p.is_file()})
+        outs.append(
+            {
+                p.relative_to(tmp_path / f"r{k}"): p.read_bytes()
+                for p in sorted((tmp_path / f"r{k}").rglob("*"))
+                if p.is_file()
+            }
+        )
     assert outs[0].keys() == outs[1].keys() and any(str(p).endswith(".ply") for p in outs[0])
     assert all(outs[0][p] == outs[1][p] for p in outs[0])

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import trimesh
+from scipy.optimize import linear_sum_assignment
+
 from real2sim.recon.pipeline import points_to_scene
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.pointcloud_io import PointCloud
 from real2sim.recon.synthetic_scan import box, cast, cylinder, look_at
-from scipy.optimize import linear_sum_assignment
 
 
 def _scan(meshes: list[trimesh.Trimesh], seed: int = 0) -> tuple[PointCloud, np.ndarray]:

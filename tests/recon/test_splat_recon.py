@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import trimesh
+
 from real2sim.recon.splat import visible_mask
 from real2sim.recon.splat_io import GaussianSplat
 from real2sim.recon.splat_recon import SplatReconCfg, run_recon_splat
@@ -40,7 +41,6 @@ def test_cat_export_rests_stably(cat, tmp_path):
     from real2sim.export.config import ExportCfg
     from real2sim.export.package import export_scene
     from real2sim.export.validate import validate_package
-
     from real2sim.scene import load_scene
 
     out, _ = cat

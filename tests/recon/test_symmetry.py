@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import trimesh
+
 from real2sim.recon.accuracy import chamfer_distance
 from real2sim.recon.carve import FreeSpace, carve
 from real2sim.recon.pipeline import estimate_normals, points_to_scene
@@ -21,8 +22,17 @@ VIEWS = [(0.0, 65.0, 0.6), (130.0, 40.0, 0.7), (230.0, 45.0, 0.6)]
 """Sensors (azimuth [deg], elevation [deg], distance [m] from the table centre): none sees the whole cavity."""
 
 
-def _cup(radius: float = 0.04, height: float = 0.09, wall: float = 0.005, floor: float = 0.008) -> trimesh.Trimesh:
-    profile = [(0, 0), (radius, 0), (radius, height), (radius - wall, height), (radius - wall, floor), (0, floor)]
+def _cup(
+    radius: float = 0.04, height: float = 0.09, wall: float = 0.005, floor: float = 0.008
+) -> trimesh.Trimesh:
+    profile = [
+        (0, 0),
+        (radius, 0),
+        (radius, height),
+        (radius - wall, height),
+        (radius - wall, floor),
+        (0, floor),
+    ]
     return trimesh.creation.revolve(np.asarray(profile, dtype=float), sections=64)
 
 
@@ -196,7 +206,9 @@ def test_carved_images_equal_carving_the_mapped_rays(cup_scan) -> None:
     lo = np.array([CENTRE[0] - 0.05, CENTRE[1] - 0.05, 0.0])
     shape = (41, 41, 41)
     images = carved_images(sym, ev, lo, h, shape)
-    mapped = FreeSpace(rays.ends @ T[:3, :3].T + T[:3, 3], rays.origins @ T[:3, :3].T + T[:3, 3], rays.on_support)
+    mapped = FreeSpace(
+        rays.ends @ T[:3, :3].T + T[:3, 3], rays.origins @ T[:3, :3].T + T[:3, 3], rays.on_support
+    )
     direct = carve(lo, h, shape, mapped, margin, 0.0)
     assert direct.sum() > 0.3 * direct.size
     # they differ only on the boundary of the carved region (each side rounds to its own grid's nodes)
