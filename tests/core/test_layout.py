@@ -45,3 +45,21 @@ def test_wheel_holds_only_real2sim(tmp_path):
     for stage in ("recon", "calibration", "export"):
         assert f"real2sim/{stage}/__init__.py" in names
     assert any(n.startswith("real2sim/calibration/models/") and n.endswith(".xml") for n in names)
+
+
+@pytest.mark.parametrize(
+    "name", ["real2sim.real2sim", "real2sim.tests", "real2sim.benchmarks", "real2sim.real2sim.errors"]
+)
+def test_only_the_stages_map_into_real2sim(name):
+    out = subprocess.run([sys.executable, "-c", f"import {name}"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode != 0 and "ModuleNotFoundError" in out.stderr
+
+
+def test_one_error_class_across_stages():
+    code = (
+        "import real2sim, real2sim.errors, real2sim.export.config as c, real2sim.recon, real2sim.calibration;"
+        "assert issubclass(c.ConfigError, real2sim.Real2SimError);"
+        "assert real2sim.errors.Real2SimError is real2sim.Real2SimError; print('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr
