@@ -1,0 +1,34 @@
+"""Rotations and rigid transforms, one implementation for the whole project.
+
+Quaternions are ``wxyz`` (MuJoCo's order) wherever they cross an API; a quaternion returned here has ``w >= 0``.
+Transforms are 4x4 homogeneous matrices named by their frames (``world_from_object``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def quat_to_matrix(q_wxyz: np.ndarray) -> np.ndarray:
+    """(3, 3) rotation matrix of a ``wxyz`` quaternion (normalised first)."""
+    from scipy.spatial.transform import Rotation
+
+    w, x, y, z = np.asarray(q_wxyz, float)
+    return Rotation.from_quat([x, y, z, w]).as_matrix()
+
+
+def matrix_to_quat(r: np.ndarray) -> np.ndarray:
+    """Unit ``wxyz`` quaternion (``w >= 0``) of a (3, 3) rotation matrix."""
+    from scipy.spatial.transform import Rotation
+
+    x, y, z, w = Rotation.from_matrix(np.asarray(r, float)).as_quat()
+    q = np.array([w, x, y, z])
+    return q if q[0] >= 0 else -q
+
+
+def pose_matrix(pos: np.ndarray, q_wxyz: np.ndarray) -> np.ndarray:
+    """4x4 transform of a position [m] and a ``wxyz`` orientation."""
+    t = np.eye(4)
+    t[:3, :3] = quat_to_matrix(q_wxyz)
+    t[:3, 3] = np.asarray(pos, float)
+    return t
