@@ -125,9 +125,9 @@ def _torque_scorer(prob, cfg):
 
 def _published(cfg, hold) -> dict:
     """The published DFKI model in its own equations: held-out window RMSE (RK4, torque held) and torque R²."""
-    from real2sim.calibration import baselines as B
     from real2sim.calibration.inverse import id_samples, torque_r2
     from real2sim.calibration.run import build_problem
+    from tests.helpers import dfki_baselines as B
 
     prob = build_problem(_logged_velocity_cfg(cfg))
 
@@ -219,7 +219,6 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
     """
     from scipy.optimize import lsq_linear
 
-    from real2sim.calibration import baselines as B
     from real2sim.calibration.inverse import (
         build_regressor,
         id_samples,
@@ -227,6 +226,7 @@ def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float
         regressor_residual,
         torque_r2,
     )
+    from tests.helpers import dfki_baselines as B
 
     hprob = build_problem_logged(cfg)
     s = id_samples(hprob.holdout, wn=0.02, order=3)

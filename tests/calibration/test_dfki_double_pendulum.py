@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from real2sim.calibration import baselines as B
 from real2sim.calibration.inertial import is_physical, phi_of
 from real2sim.calibration.inverse import (
     build_regressor,
@@ -25,6 +24,7 @@ from real2sim.calibration.inverse import (
 from real2sim.calibration.params import apply
 from real2sim.calibration.run import CalibrateCfg, build_problem, fit_problem, make_objective
 from real2sim.calibration.simulate import clone
+from tests.helpers import dfki_baselines as B
 
 MODELS = Path(__file__).resolve().parents[2] / "calibration" / "models"
 JOINT = ("joint:*.damping", "joint:*.frictionloss", "joint:*.armature")

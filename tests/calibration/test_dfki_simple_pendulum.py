@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from real2sim.calibration import baselines as B
 from real2sim.calibration.run import CalibrateCfg, build_problem, fit_problem, make_objective
+from tests.helpers import dfki_baselines as B
 
 MODELS = Path(__file__).resolve().parents[2] / "calibration" / "models"
 
