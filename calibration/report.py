@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.atomic import write_bytes, write_text
+from real2sim.results import CalibrationResult
 
 
 def plot_log(path: Path, title: str, joint_names, t_meas, q_meas, segs_before, segs_after) -> None:
@@ -41,33 +42,32 @@ def plot_log(path: Path, title: str, joint_names, t_meas, q_meas, segs_before, s
     write_bytes(path, buf.getvalue())
 
 
-def write_html(
-    path: Path, rows: list[dict], params: list[dict], warnings: list[str], images: list[str]
-) -> None:
+def write_html(path: Path, res: CalibrationResult, images: list[str]) -> None:
+    """One page: warnings, the parameter table, the per-log error table and the plots."""
     esc = html.escape
     out = [
         "<!doctype html><html><head><meta charset='utf-8'><title>real2sim calibration</title>",
         "<style>body{font-family:sans-serif}td,th{padding:2px 8px}.warn{color:#b00;font-weight:bold}</style>",
         "</head><body><h1>Calibration report</h1>",
     ]
-    for w in warnings:
+    for w in res.warnings:
         out.append(f"<p class='warn'>WARNING: {esc(w)}</p>")
     out.append(
         "<h2>Parameters</h2><table><tr><th>name</th><th>initial</th><th>value</th><th>stderr</th></tr>"
     )
-    for p in params:
+    for p, i, v, s in zip(res.params, res.initial, res.values, res.stderr, strict=True):
         out.append(
-            f"<tr><td>{esc(p['name'])}</td><td>{p['initial']:.6g}</td><td>{p['value']:.6g}</td>"
-            f"<td>{p['stderr']:.3g}</td></tr>"
+            f"<tr><td>{esc(p.name)}</td><td>{float(i):.6g}</td><td>{float(v):.6g}</td>"
+            f"<td>{float(s):.3g}</td></tr>"
         )
     out.append(
         "</table><h2>Logs</h2><table><tr><th>log</th><th>split</th><th>RMSE qpos before</th>"
         "<th>RMSE qpos after [rad]</th><th>RMSE qvel after [rad/s]</th></tr>"
     )
-    for r in rows:
+    for le in res.logs:
         out.append(
-            f"<tr><td>{esc(r['file'])}</td><td>{r['split']}</td><td>{r['before']:.4g}</td>"
-            f"<td>{r['after']:.4g}</td><td>{r['qvel']:.4g}</td></tr>"
+            f"<tr><td>{esc(le.file)}</td><td>{le.split}</td><td>{le.rmse_qpos_initial:.4g}</td>"
+            f"<td>{le.rmse_qpos:.4g}</td><td>{le.rmse_qvel:.4g}</td></tr>"
         )
     out.append("</table>")
     for img in images:

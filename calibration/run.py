@@ -3,91 +3,17 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from real2sim.atomic import dumps_json, output_dir, write_text
-from real2sim.errors import ConfigError, InputError
+from real2sim.calibration.config import CalibrateCfg
+from real2sim.calibration.outputs import CalibrationReport, LogPlot
+from real2sim.errors import InputError
 from real2sim.params import ParamSpec
 from real2sim.results import CalibrationResult, LogError
 from real2sim.trajectory import Trajectory
-
-
-@dataclass(frozen=True)
-class CalibrateCfg:
-    """What to calibrate and how."""
-
-    model: Path
-    """MJCF or URDF of the robot."""
-    logs: tuple[Path, ...]
-    """Training logs (CSV, CSV.GZ, NPZ; Parquet/MCAP/HDF5 with the formats extra)."""
-    map: Path
-    """TOML map from log columns to model joints/actuators."""
-    fit: tuple[str, ...]
-    """Parameter names to fit, e.g. joint:*.damping, delay:*; wildcards allowed."""
-    out_dir: Path | None = None
-    """Output folder (result.json, calibrated model, report); None: nothing written."""
-    holdout: tuple[Path, ...] = ()
-    """Held-out logs, evaluated but never fitted."""
-    specs: tuple[ParamSpec, ...] = ()
-    """Explicit specs (bounds, initial, log scale) overriding the plain names in ``fit``."""
-    method: str = "windows"
-    """'windows' (trajectory matching), 'inverse' (torque least squares only) or 'inverse+windows'."""
-    window_s: float = 0.5
-    """Multiple-shooting window length [s]."""
-    max_windows: int | None = None
-    """Cap on training windows (spread evenly); None: all."""
-    qvel_weight: float = 0.05
-    """Weight [s] of velocity errors against angle errors in the trajectory residual."""
-    velocity_filter_wn: float = 0.02
-    """Butterworth cutoff (× Nyquist, order 3) for velocities in inverse dynamics and when qvel is not logged."""
-    smooth_qvel_wn: float | None = None
-    """When set, replace logged velocities by zero-phase Butterworth-filtered ones (order 3, this cutoff ×
-    Nyquist) before windows are initialised from them (noisy encoder-difference velocities)."""
-    qvel_from_qpos: bool = False
-    """Ignore logged velocities: derive them from qpos (Butterworth at ``smooth_qvel_wn`` or 0.1, then
-    differentiation) — for logs whose velocity channel is unreliable."""
-    delay_init: str = "xcorr"
-    """Initial delays: 'xcorr' (cross-correlation estimate) or 'model' (0 / the spec's initial)."""
-    prior_weight: float = 0.0
-    """Inverse-dynamics pull towards the initial values (0: none)."""
-    max_nfev: int = 40
-    """Maximum residual evaluations of the trajectory fit."""
-    holdout_warn_ratio: float = 3.0
-    """Warn when a log's error exceeds this multiple of the training error."""
-    report: bool = True
-    """Write PNG/HTML plots."""
-    extra: dict = field(default_factory=dict)
-    """Reserved."""
-
-    def validate(self) -> None:
-        if not self.logs:
-            raise ConfigError("calibrate needs at least one --log")
-        if not self.fit and not self.specs:
-            raise ConfigError("calibrate needs at least one --fit parameter")
-        if self.method not in ("windows", "inverse", "inverse+windows"):
-            raise ConfigError(f"method must be windows, inverse or inverse+windows, got {self.method!r}")
-        if self.window_s <= 0:
-            raise ConfigError("window_s must be positive")
-        if self.delay_init not in ("xcorr", "model"):
-            raise ConfigError("delay_init must be 'xcorr' or 'model'")
-        for name, wn in (
-            ("smooth_qvel_wn", self.smooth_qvel_wn),
-            ("velocity_filter_wn", self.velocity_filter_wn),
-        ):
-            if wn is not None and not 0.0 < wn < 1.0:
-                raise ConfigError(
-                    f"{name} is a Butterworth cutoff as a fraction of Nyquist: 0 < Wn < 1, got {wn}"
-                )
-        if self.qvel_weight < 0 or self.prior_weight < 0:
-            raise ConfigError("qvel_weight and prior_weight must be >= 0")
-        if self.max_windows is not None and self.max_windows < 1:
-            raise ConfigError(f"max_windows must be >= 1, got {self.max_windows}")
-        for p in (self.model, self.map, *self.logs, *self.holdout):
-            if not Path(p).exists():
-                raise InputError(p, "does not exist")
 
 
 def load_model(path: Path):
@@ -230,7 +156,8 @@ def fit_problem(prob: Problem, cfg: CalibrateCfg):
     return x, out, obj
 
 
-def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
+def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
+    """Fit, then evaluate every log before and after: the result and what its report shows (nothing written)."""
     from real2sim.calibration.fit import cost_of, uncertainty
 
     prob = build_problem(cfg)
@@ -257,6 +184,7 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     # per-log errors
     from real2sim.calibration.inverse import id_samples, joint_torques, torque_r2
     from real2sim.calibration.params import apply
+    from real2sim.calibration.report import segments
     from real2sim.calibration.simulate import clone
 
     calibrated = clone(prob.model)
@@ -266,8 +194,7 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
         np.array([v for v, p in zip(values, prob.params, strict=True) if p.kind != "delay"]),
     )
     logs: list[LogError] = []
-    rows = []
-    segs = {}
+    plots: list[LogPlot] = []
     all_trajs = prob.train + prob.holdout
     splits = ["train"] * len(prob.train) + ["holdout"] * len(prob.holdout)
     eval_obj = make_objective(prob, all_trajs, cfg)
@@ -275,8 +202,6 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     eq_a, ev_a = eval_obj.window_rmse(values)
     qp_b, _ = eval_obj.predict(prob.x0[None])
     qp_a, _ = eval_obj.predict(values[None])
-    from real2sim.calibration.report import segments
-
     segs = (segments(eval_obj.sim, qp_b[0]), segments(eval_obj.sim, qp_a[0]))
     li = eval_obj.sim.win.log_index
     for k, tr in enumerate(all_trajs):
@@ -288,18 +213,19 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
             s = id_samples([tr], wn=cfg.velocity_filter_wn)
             pred, appl = joint_torques(calibrated, s, tr.joint_names, tr.actuator_names)
             r2 = tuple(round(float(v), 6) for v in torque_r2(pred, appl))
-        rq = float(np.sqrt(np.mean(eq_a[sel] ** 2)))
-        rv = float(np.sqrt(np.mean(ev_a[sel] ** 2)))
-        logs.append(LogError(Path(tr.source).name, splits[k], rq, rv, r2))
-        rows.append(
-            {
-                "file": Path(tr.source).name,
-                "split": splits[k],
-                "before": float(np.sqrt(np.mean(eq_b[sel] ** 2))),
-                "after": rq,
-                "qvel": rv,
-                "median_window_rmse": float(np.median(eq_a[sel])),
-            }
+        name = Path(tr.source).name
+        logs.append(
+            LogError(
+                file=name,
+                split=splits[k],
+                rmse_qpos=float(np.sqrt(np.mean(eq_a[sel] ** 2))),
+                rmse_qvel=float(np.sqrt(np.mean(ev_a[sel] ** 2))),
+                torque_r2=r2,
+                rmse_qpos_initial=float(np.sqrt(np.mean(eq_b[sel] ** 2))),
+            )
+        )
+        plots.append(
+            LogPlot(name, splits[k], tr.joint_names, tr.time, tr.qpos, tuple(segs[0][k]), tuple(segs[1][k]))
         )
     train_err = np.sqrt(np.mean(eq_a[np.isin(li, np.arange(len(prob.train)))] ** 2))
     for le in logs:
@@ -310,14 +236,11 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
                 "the model structure (or payload) does not match this log"
             )
     rand = {}
-    for p, v, s in zip(prob.params, values, se, strict=True):
-        lo, hi = (p.spec.lower, p.spec.upper)
-        b_lo, b_hi = prob.lower[names.index(p.name)], prob.upper[names.index(p.name)]
+    for p, v, s, b_lo, b_hi in zip(prob.params, values, se, prob.lower, prob.upper, strict=True):
         if math.isfinite(s):
             rand[p.name] = (float(max(b_lo, v - 2 * s)), float(min(b_hi, v + 2 * s)))
         else:
             rand[p.name] = (float(b_lo), float(b_hi))
-        del lo, hi
     result = CalibrationResult(
         params=tuple(p.spec for p in prob.params),
         values=values,
@@ -326,95 +249,22 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
         correlation=corr,
         cost_initial=cost_of(r_init),
         cost_final=cost_of(r_final),
+        lower=prob.lower,
+        upper=prob.upper,
         logs=tuple(logs),
         randomization=rand,
         warnings=tuple(warnings),
     )
-    if cfg.out_dir is not None:
-        _write_outputs(cfg, prob, result, rows, segs)
     obj.sim.close()
     eval_obj.sim.close()
-    return result
+    return CalibrationReport(result, Path(cfg.model), tuple(prob.params), tuple(plots))
 
 
-def result_dict(prob: Problem, res: CalibrationResult) -> dict:
-    def num(x: float):
-        return float(x) if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
+    """``calibrate``, then write its outputs to ``cfg.out_dir`` when one is set."""
+    from real2sim.calibration.outputs import write_outputs
 
-    return {
-        "parameters": {
-            p.name: {"value": float(v), "stderr": num(s), "initial": float(i), "bounds": [num(lo), num(hi)]}
-            for p, v, s, i, lo, hi in zip(
-                prob.params, res.values, res.stderr, res.initial, prob.lower, prob.upper, strict=True
-            )
-        },
-        "cost": {"initial": res.cost_initial, "final": res.cost_final},
-        "logs": {
-            le.file: {
-                "split": le.split,
-                "rmse_qpos": le.rmse_qpos,
-                "rmse_qvel": le.rmse_qvel,
-                **({"torque_r2": list(le.torque_r2)} if le.torque_r2 is not None else {}),
-            }
-            for le in res.logs
-        },
-        "correlation": {
-            "names": [p.name for p in prob.params],
-            "matrix": [[round(float(c), 6) for c in row] for row in res.correlation],
-        },
-        "warnings": list(res.warnings),
-    }
-
-
-def _write_outputs(cfg: CalibrateCfg, prob: Problem, res: CalibrationResult, rows, segs) -> None:
-    import yaml
-
-    from real2sim.calibration.report import plot_log, write_html
-    from real2sim.calibration.writeback import calibrated_mjcf, calibrated_urdf, change_table, text_diff
-
-    model_path = Path(cfg.model)
-    with output_dir(cfg.out_dir) as out:
-        write_text(out / "result.json", dumps_json(result_dict(prob, res)))
-        write_text(
-            out / "randomization.yaml",
-            yaml.safe_dump({k: [v[0], v[1]] for k, v in res.randomization.items()}, sort_keys=True),
-        )
-        before = model_path.read_text()
-        stem = model_path.stem
-        if model_path.suffix.lower() == ".urdf":
-            after_urdf = calibrated_urdf(model_path, prob.params, res.values)
-            write_text(out / f"{stem}_calibrated.urdf", after_urdf)
-            write_text(out / "model.diff", text_diff(before, after_urdf, model_path.name))
-        else:
-            pass
-        mjcf = calibrated_mjcf(model_path, prob.params, res.values)
-        write_text(out / f"{stem}_calibrated.xml", mjcf)
-        if model_path.suffix.lower() != ".urdf":
-            import mujoco
-
-            orig = mujoco.MjSpec.from_file(str(model_path)).to_xml()
-            write_text(out / "model.diff", text_diff(orig, mjcf, f"{stem}.xml"))
-        write_text(out / "changes.csv", change_table(prob.params, res.initial, res.values))
-        if cfg.report:
-            images = []
-            all_trajs = prob.train + prob.holdout
-            splits = ["train"] * len(prob.train) + ["holdout"] * len(prob.holdout)
-            for k, tr in enumerate(all_trajs):
-                if k not in segs[1]:
-                    continue
-                name = f"{Path(tr.source).name.split('.')[0]}_{splits[k]}.png"
-                plot_log(
-                    out / name,
-                    f"{Path(tr.source).name} ({splits[k]})",
-                    tr.joint_names,
-                    tr.time,
-                    tr.qpos,
-                    segs[0][k],
-                    segs[1][k],
-                )
-                images.append(name)
-            params = [
-                {"name": p.name, "initial": float(i), "value": float(v), "stderr": float(s)}
-                for p, i, v, s in zip(prob.params, res.initial, res.values, res.stderr, strict=True)
-            ]
-            write_html(out / "report.html", rows, params, list(res.warnings), images)
+    report = calibrate(cfg)
+    if cfg.out_dir is not None:
+        write_outputs(report, cfg.out_dir, plots=cfg.report)
+    return report.result

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from real2sim.atomic import dumps_json
 from real2sim.calibration.run import CalibrateCfg, run_calibrate
 from real2sim.params import ParamSpec
 from real2sim.samplegen.robot import LOG_RATE, write_robot
@@ -49,7 +50,9 @@ def test_recovers_sample_robot(tmp_path: Path, noise: bool, tol: float) -> None:
         )
     assert res.cost_final < res.cost_initial
     assert np.all(np.isfinite(res.stderr))
-    doc = json.loads((tmp_path / "out" / "result.json").read_text())
+    text = (tmp_path / "out" / "result.json").read_text()
+    assert text == dumps_json(res.to_json())  # the typed result is the file, byte for byte
+    doc = json.loads(text)
     assert set(doc["parameters"]) == set(gt["parameters"])
     assert doc["logs"]["excite_03.csv"]["split"] == "holdout"
     assert (tmp_path / "out" / "double_pendulum_calibrated.xml").is_file()
