@@ -10,6 +10,7 @@ smooth sign stands in for its sliding value (equal to it for |qd| ≫ v_s).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -39,10 +40,11 @@ def id_samples(
     wn: float = 0.02,
     order: int = 3,
     max_samples: int | None = None,
-    velocity_from: str = "qvel",
+    velocity_from: Literal["qvel", "qpos"] = "qvel",
 ) -> IdSamples:
     """Velocities through a zero-phase Butterworth (order ``order``, cutoff ``wn`` × Nyquist), accelerations by
-    differentiating them; optionally subsampled evenly to ``max_samples``."""
+    differentiating them; optionally subsampled evenly to ``max_samples``. ``velocity_from="qpos"`` (or a log
+    without qvel) differentiates qpos first."""
     qs, qds, qdds, us, ls = [], [], [], [], []
     for k, tr in enumerate(trajs):
         v = tr.qvel if (tr.qvel is not None and velocity_from == "qvel") else differentiate(tr.time, tr.qpos)

@@ -17,9 +17,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from real2sim.errors import ConfigError
-from real2sim.params import ParamSpec, parse_param_name
+from real2sim.params import Kind, ParamSpec, parse_param_name
 
-_OBJ = {
+_OBJ: dict[Kind, str] = {
     "joint": "mjOBJ_JOINT",
     "body": "mjOBJ_BODY",
     "actuator": "mjOBJ_ACTUATOR",
@@ -36,7 +36,7 @@ class Resolved:
     """One scalar parameter bound to a model element."""
 
     spec: ParamSpec
-    kind: str
+    kind: Kind
     element: str
     attribute: str | None
     obj_id: int
@@ -47,7 +47,7 @@ class Resolved:
         return self.spec.name
 
 
-def _names(model, kind: str) -> list[str]:
+def _names(model, kind: Kind) -> list[str]:
     import mujoco
 
     obj = getattr(mujoco.mjtObj, _OBJ[kind])

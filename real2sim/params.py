@@ -5,12 +5,17 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from real2sim.errors import ConfigError
 
+Kind = Literal["joint", "body", "actuator", "geom", "delay"]
+"""What a parameter belongs to: a joint, a body, an actuator, a geom, or an actuator's control delay."""
+KINDS: tuple[Kind, ...] = get_args(Kind)
+
 # kind:element.attribute  (delay has no attribute: delay:actuator_name)
-_PARAM_RE = re.compile(r"^(joint|body|actuator|geom|delay):([^.\s]+)(?:\.([a-z_]+))?$")
-ATTRIBUTES = {
+_PARAM_RE = re.compile(rf"^({'|'.join(KINDS)}):([^.\s]+)(?:\.([a-z_]+))?$")
+ATTRIBUTES: dict[Kind, tuple[str | None, ...]] = {
     "joint": ("damping", "frictionloss", "armature", "stiffness"),
     "body": ("mass", "com", "inertia"),
     "actuator": ("gain", "bias"),
@@ -34,7 +39,7 @@ class ParamSpec:
     log_scale: bool = False
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> Kind:
         return parse_param_name(self.name)[0]
 
     @property
@@ -57,13 +62,13 @@ class ParamSpec:
             )
 
 
-def parse_param_name(name: str) -> tuple[str, str, str | None]:
+def parse_param_name(name: str) -> tuple[Kind, str, str | None]:
     """Split ``kind:element.attribute``; the element may contain ``*`` wildcards."""
     m = _PARAM_RE.match(name)
     if not m:
         raise ConfigError(
             f"parameter {name!r} is not of the form kind:element.attribute "
-            "(kinds: joint, body, actuator, geom, delay; e.g. joint:elbow.damping, delay:elbow_motor)"
+            f"(kinds: {', '.join(KINDS)}; e.g. joint:elbow.damping, delay:elbow_motor)"
         )
     kind, element, attr = m.group(1), m.group(2), m.group(3)
     allowed = ATTRIBUTES[kind]
