@@ -134,9 +134,7 @@ def _published(cfg, hold) -> dict:
     p = B.load_double_pendulum_params(DFKI / "published_model_parameters.yml")
     eq = B.window_rmse(B.simulate_windows(B.double_pendulum_rhs(p), hold.sim.win), hold.sim.win)
     s = id_samples(prob.holdout, wn=0.02, order=3)
-    pred = np.einsum("nij,nj->ni", B.double_pendulum_mass(p, s.q[:, 1]), s.qdd) + B.double_pendulum_bias(
-        p, s.q, s.qd
-    )
+    pred = B.double_pendulum_torque(p, s.q, s.qd, s.qdd)
     return {
         "holdout_median_window_rmse": float(np.median(eq)),
         "holdout_torque_r2": [round(float(v), 4) for v in torque_r2(pred, s.ctrl)],
@@ -202,89 +200,6 @@ def _inverse_physical(cfg, torque) -> dict:
         "physical": all(is_physical(phi_of(m, b)) for b in bodies),
         "values": {p.name: float(v) for p, v in zip(prob.params, values, strict=True)},
         "ceiling_fit_on_holdout_torque_r2": torque(prob.params, ceiling),
-    }
-
-
-def _heldout_diagnostics(prob, cfg, fitted: np.ndarray, published_r2: list[float]) -> dict:
-    """Where the held-out torque residual comes from, and how much room the fitted parameter class leaves.
-
-    - per held-out run, torque R² of the published model and of the trajectory fit, and the share of the pooled
-      residual sum of squares carried by the samples whose published-model residual exceeds 1 N·m (the logged
-      torque spikes of the swing-ups);
-    - headroom (diagnostic only, never used to choose anything): the parameter class of the fit (joint damping,
-      frictionloss, armature, link masses: the torque is affine in them) fitted by bounded least squares on the
-      held-out runs themselves, for joint weights w and 1 − w (each over its torque variance); the best
-      min_j(R²_j − published R²_j) over w says how far above the published model on both joints any fit of this
-      class, on any data, could land.
-    """
-    from scipy.optimize import lsq_linear
-
-    from real2sim.calibration.inverse import (
-        build_regressor,
-        id_samples,
-        param_jacobian,
-        regressor_residual,
-        torque_r2,
-    )
-    from tests.helpers import dfki_baselines as B
-
-    hprob = build_problem_logged(cfg)
-    s = id_samples(hprob.holdout, wn=0.02, order=3)
-    tr = hprob.holdout[0]
-    keep = [i for i, p in enumerate(prob.params) if p.kind != "delay"]
-    params = [prob.params[i] for i in keep]
-    x0, lo, hi = prob.x0[keep], prob.lower[keep], prob.upper[keep]
-    reg = build_regressor(prob.model, params, x0, s, tr.joint_names, tr.actuator_names)
-    r0 = regressor_residual(reg, params, x0, x0)
-    A = param_jacobian(reg, params, x0)
-    x_t = np.asarray(fitted)[keep]
-    affine = np.max(np.abs(r0 + A @ (x_t - x0) - regressor_residual(reg, params, x0, x_t)))
-    nj, n = len(tr.joint_names), s.q.shape[0]
-    y = s.ctrl.T  # applied torque per joint (gear 1)
-    sst = np.array([np.sum((y[j] - y[j].mean()) ** 2) for j in range(nj)])
-    pub = B.load_double_pendulum_params(DFKI / "published_model_parameters.yml")
-    pred_pub = np.einsum(
-        "nij,nj->ni", B.double_pendulum_mass(pub, s.q[:, 1]), s.qdd
-    ) + B.double_pendulum_bias(pub, s.q, s.qd)
-    res = {"published": (pred_pub - s.ctrl).T, "real2sim": (r0 + A @ (x_t - x0)).reshape(nj, n)}
-    spike = np.abs(res["published"]) > 1.0
-
-    def r2_1d(
-        e: np.ndarray, yj: np.ndarray
-    ) -> float:  # R² of one joint from its residual e = predicted - torque
-        return torque_r2((yj + e)[:, None], yj[:, None])[0]
-
-    def r2(e, m):
-        return [round(r2_1d(e[j][m], y[j][m]), 4) for j in range(nj)]
-
-    runs = {}
-    for k, path in enumerate(cfg.holdout):
-        m = s.log == k
-        runs[Path(path).name] = {name: r2(e, m) for name, e in res.items()}
-    spikes = {"fraction_of_samples": [round(float(spike[j].mean()), 4) for j in range(nj)]}
-    for name, e in res.items():
-        spikes[f"{name}_sse_share"] = [
-            round(float(np.sum(e[j][spike[j]] ** 2) / np.sum(e[j] ** 2)), 4) for j in range(nj)
-        ]
-        spikes[f"{name}_r2_without"] = [round(r2_1d(e[j][~spike[j]], y[j][~spike[j]]), 4) for j in range(nj)]
-    best = None
-    for w in np.linspace(0.05, 0.95, 19):
-        rw = np.sqrt(np.repeat(np.array([w, 1.0 - w]) / sst, n))
-        sol = lsq_linear(rw[:, None] * A, -rw * (r0 - A @ x0), bounds=(lo, hi))
-        e = (r0 + A @ (sol.x - x0)).reshape(nj, n)
-        pair = [r2_1d(e[j], y[j]) for j in range(nj)]
-        margin = min(a - b for a, b in zip(pair, published_r2, strict=True))
-        if best is None or margin > best["margin"]:
-            best = {
-                "margin": round(margin, 4),
-                "weight_joint1": round(float(w), 2),
-                "torque_r2": [round(v, 4) for v in pair],
-            }
-    return {
-        "per_run_torque_r2": runs,
-        "spikes_over_1Nm": spikes,
-        "class_headroom_fit_on_holdout": best,
-        "affine_check_max_abs": float(affine),
     }
 
 
@@ -367,8 +282,15 @@ def run(quick: bool) -> dict:
     if not quick:
         result["inverse_physical"] = _inverse_physical(cfg, torque)
         result["published"] = _published(cfg, hold)
-        result["diagnostics"] = _heldout_diagnostics(
-            prob, cfg, rows["real2sim"]["values"], result["published"]["holdout_torque_r2"]
+        from tests.helpers import dfki_baselines as B
+
+        result["diagnostics"] = B.heldout_diagnostics(
+            prob,
+            build_problem_logged(cfg),
+            [Path(p).name for p in cfg.holdout],
+            B.load_double_pendulum_params(DFKI / "published_model_parameters.yml"),
+            rows["real2sim"]["values"],
+            result["published"]["holdout_torque_r2"],
         )
     m = result["methods"]
     result["speedup"] = m["mujoco.sysid"]["wall_s"] / max(m["real2sim"]["wall_s"], 1e-9)
