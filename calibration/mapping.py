@@ -15,9 +15,14 @@ from real2sim.trajectory import Trajectory
 
 @dataclass(frozen=True)
 class JointColumns:
+    """The log columns of one joint."""
+
     qpos: str
+    """Position [rad or m]."""
     qvel: str | None = None
+    """Velocity [rad/s or m/s]; None: derived from qpos by an explicit step."""
     torque: str | None = None
+    """Measured joint torque [N·m or N]; None: not logged."""
 
 
 @dataclass(frozen=True)
@@ -25,10 +30,15 @@ class LogMap:
     """Which column holds time, each joint's position/velocity/torque and each actuator's ctrl."""
 
     time: str
+    """Column holding the sample time."""
     joints: dict[str, JointColumns]
+    """Model joint name → its columns."""
     actuators: dict[str, str]
+    """Model actuator name → the column of its ctrl."""
     time_scale: float = 1.0
+    """Factor from the time column's unit to seconds."""
     source: str = ""
+    """The map file it was read from."""
     episode: int | None = None
     """With several episodes in one file (LeRobot ``episode_index``): the one to load."""
     episode_column: str = "episode_index"
@@ -60,13 +70,13 @@ def load_map(path: str | Path) -> LogMap:
     if episode is not None and (isinstance(episode, bool) or not isinstance(episode, int)):
         raise InputError(path, f"episode must be an integer, got {episode!r}")
     return LogMap(
-        doc["time"],
-        joints,
-        actuators,
-        float(doc.get("time_scale", 1.0)),
-        str(path),
-        episode,
-        str(doc.get("episode_column", "episode_index")),
+        time=doc["time"],
+        joints=joints,
+        actuators=actuators,
+        time_scale=float(doc.get("time_scale", LogMap.time_scale)),
+        source=str(path),
+        episode=episode,
+        episode_column=str(doc.get("episode_column", LogMap.episode_column)),
     )
 
 
