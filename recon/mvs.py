@@ -23,7 +23,7 @@ import numpy as np
 
 from real2sim.errors import ConfigError, StageError
 from real2sim.progress import progress
-from real2sim.recon.pointcloud_io import PointCloud
+from real2sim.recon.io import PointCloud
 from real2sim.recon.sfm import SfmResult
 
 log = logging.getLogger(__name__)

@@ -16,9 +16,9 @@ from real2sim.atomic import output_dir, write_bytes
 from real2sim.errors import ConfigError, InputError
 from real2sim.progress import step
 from real2sim.provenance import Provenance
+from real2sim.recon.io import PointCloud, merge_clouds, read_points
 from real2sim.recon.pipeline import ReconOutput, points_to_scene
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-from real2sim.recon.pointcloud_io import PointCloud, merge_clouds, read_points
 from real2sim.recon.register import read_poses, register_scans
 from real2sim.scene import Scene, write_scene_into
 

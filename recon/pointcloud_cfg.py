@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from real2sim.errors import ConfigError
-from real2sim.recon.pointcloud_io import UNITS
+from real2sim.recon.io import UNITS
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import trimesh
 from scipy.spatial import cKDTree
 
 from real2sim.errors import ConfigError, StageError
-from real2sim.recon.splat_io import GaussianSplat
+from real2sim.recon.io.splat import GaussianSplat
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Shared test helpers (ground truth, synthetic data, baselines)."""
