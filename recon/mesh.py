@@ -28,8 +28,7 @@ from real2sim.recon.support import polygon_signed_distance
 from real2sim.recon.surface import keep_largest_inside, poisson_surface, seal, surface_within_budget
 
 BUDGET_FACES_PER_AREA = 2.5
-"""Marching-cubes triangles per (bounding-box surface area / voxel area), as measured on boxes, cylinders, a mug
-and a stone (1.7 to 2.8): sizes the meshing grid so the surface fits the triangle budget at the first try."""
+"""Marching-cubes triangles per (box surface area / voxel area): sizes the grid for the triangle budget."""
 
 
 class MeshCfg(Protocol):
@@ -175,10 +174,7 @@ SYMMETRY_TOL_SIGMAS = 2.5
 
 
 THIN_WALL_FRACTION = 0.25
-"""An object is thin-walled when at least this share of its points have a point of the opposite sheet (normal
-more than 120 degrees away) within two coarse voxels: its walls are under-resolved on the budget-sized grid.
-Measured: sample mug 0.61 (0.75 once completed), ray-cast cups and mugs likewise above 0.5; sample box, cylinder
-and stone (2 mm noise) 0.03 to 0.065; the 300k benchmark's boxes and cylinders 0.0."""
+"""Thin-walled: at least this share of an object's points see the opposite sheet within two coarse voxels."""
 
 
 def thin_wall_fraction(points: np.ndarray, normals: np.ndarray, radius: float) -> float:

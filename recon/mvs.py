@@ -57,9 +57,7 @@ class MvsCfg:
     min_texture: float = 3.0
     """Grey-level standard deviation in a matching block below which a pixel counts as textureless (no depth)."""
     min_weight: float = 2.0
-    """Fused points keep voxels observed by at least this many depth maps (TSDF weight): 2 keeps only surface
-    that a second depth map confirms (multi-view consistency), which removes single-view mismatches, the
-    speckle that makes a surface rough and its collision hulls stand off it."""
+    """Fused points keep voxels observed by at least this many depth maps (TSDF weight)."""
     max_disparities: int = 256
     """Widest disparity search [px] (a multiple of 16)."""
 

@@ -1,14 +1,7 @@
 """Structure from motion with pycolmap: SIFT (CPU or CUDA), matching suited to the set, global mapping with
 incremental mapping as fallback, shared intrinsics for one camera, unregistered images listed with the reason.
-
-Principal point: COLMAP keeps it at the image centre unless told otherwise, because for most capture paths it is not
-observable. For an orbit / turntable path (all relative rotations about one axis, a critical motion sequence for
-self-calibration, Sturm 1997) a principal-point offset is indistinguishable from the same small rotation of every
-camera in its own frame: the poses then carry one shared orientation offset of about ``atan(|pp error| / f)``. On
-the Middlebury temple ring (true principal point 18 px / 7 px off centre at f = 1520 px) this is the 0.7° offset
-plain pycolmap shows. Refining the principal point does not help there (it drifts by > 100 px at unchanged
-reprojection error); known intrinsics (``SfmCfg.intrinsics``) remove it. ``SfmResult.warnings`` says when the
-path is such an orbit and intrinsics were self-calibrated.
+Known intrinsics (``SfmCfg.intrinsics``) are needed for accurate orientations on an orbit / turntable path
+(``SfmResult.warnings`` says so; why: docs/decisions/recon.md).
 """
 
 from __future__ import annotations
@@ -52,9 +45,7 @@ class SfmCfg:
     max_image_size: int = 1600
     """Images are downscaled for SIFT so the longer side is at most this [px]."""
     first_octave: int | None = None
-    """SIFT's first octave: 0 works on the image as is; -1 (COLMAP's default) doubles it first, which finds more
-    small-scale features at about 4x the extraction time; None: 0, and -1 when that leaves the median image
-    with fewer than ``min_features`` keypoints (small or weakly textured photos)."""
+    """SIFT's first octave: 0 as is, -1 on the doubled image; None: 0, then -1 if too few keypoints."""
     min_features: int = 1500
     """Median keypoints per image below which ``first_octave=None`` re-extracts on the doubled image."""
     min_images: int = 3
@@ -62,10 +53,7 @@ class SfmCfg:
     device: Literal["auto", "cpu", "cuda"] = "cpu"
     """Where SIFT runs (cuda needs a CUDA build of pycolmap)."""
     num_threads: int = 2
-    """CPU threads of feature extraction and matching (their results do not depend on it: image ids are
-    renumbered by name after extraction, RANSAC is seeded per pair). Mapping and bundle adjustment always run on
-    one thread: with more, the order of Ceres' parallel sums changes the poses in the last digits from run to run
-    (same input, same bytes)."""
+    """CPU threads of feature extraction and matching (mapping and bundle adjustment always run on one thread)."""
     seed: int = 0
     """Random seed for RANSAC and mapping (deterministic results)."""
 
@@ -160,7 +148,7 @@ class SfmResult:
     points: np.ndarray
     colors: np.ndarray
     unregistered: dict[str, str]
-    mapper: str
+    mapper: Literal["global", "incremental"]
     timings: dict[str, float]
     warnings: tuple[str, ...] = ()
     mean_reprojection_error: float = float("nan")

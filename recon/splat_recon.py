@@ -46,8 +46,7 @@ class SplatReconCfg:
     mesh_max_cells: int = 128
     """Meshing grid cells along the object's largest extent (segmented scenes: the point-cloud mesher)."""
     object_cells: int = 160
-    """``object_only``: grid cells of the Gaussian-solid mesher along the object's largest extent (its voxel is
-    finer than 1 % of the size, so the contour sits well within the 2 %-of-height surface tolerance)."""
+    """``object_only``: grid cells of the Gaussian-solid mesher along the object's largest extent."""
     max_triangles: int = 20000
     """Triangle budget per object mesh."""
     density: float = 500.0

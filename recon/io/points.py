@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -17,17 +18,20 @@ from real2sim.recon.io.pcd import read_pcd
 from real2sim.recon.io.ply import read_ply
 from real2sim.recon.io.text import read_text
 
-UNITS = {"m": 1.0, "cm": 0.01, "mm": 0.001}
+Units = Literal["m", "cm", "mm"]
+"""What one file unit is: metres, centimetres or millimetres."""
+UNITS: dict[str, float] = {"m": 1.0, "cm": 0.01, "mm": 0.001}
 SUFFIXES = (".ply", ".pcd", ".xyz", ".pts", ".txt", ".npy", ".bin", ".las", ".laz", ".e57")
 
 
-def unit_scale(units: str) -> float:
+def unit_scale(units: Units) -> float:
+    """Metres per file unit."""
     if units not in UNITS:
         raise ConfigError(f"units must be one of {', '.join(UNITS)}; got {units!r}")
     return UNITS[units]
 
 
-def read_points(path: str | Path, units: str = "m") -> PointCloud:
+def read_points(path: str | Path, units: Units = "m") -> PointCloud:
     """Read a point cloud file; ``units`` says what one file unit is (``m``, ``cm`` or ``mm``)."""
     scale = unit_scale(units)
     path = Path(path)
