@@ -114,8 +114,7 @@ def bench_temple(work: Path, quick: bool) -> list[dict]:
 
 
 def bench_sample(work: Path, session: Path) -> list[dict]:
-    sys.path.insert(0, str(ROOT / "tests" / "recon"))
-    from test_photos_sample import evaluate
+    from tests.helpers.accuracy import evaluate_photos
 
     gt = json.loads((session / "ground_truth.json").read_text())
     ref = {Path(i["file"]).name: np.asarray(i["cam_from_world"]) for i in gt["images"]}
@@ -126,7 +125,7 @@ def bench_sample(work: Path, session: Path) -> list[dict]:
                  "registered": len(cams), "total_s": time.perf_counter() - t0, "stages_s": t,
                  **_accuracy(cams, ref)})  # fmt: skip
     t0 = time.perf_counter()
-    ev = evaluate(session, work / "scene")
+    ev = evaluate_photos(session, work / "scene")
     res = ev["result"]
     rows.append({"dataset": session.name, "method": "real2sim --marker-size 0.08 (dense cpu)", "images": len(ref),
                  "registered": len(res.sfm.registered), "total_s": time.perf_counter() - t0,

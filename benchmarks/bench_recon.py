@@ -9,27 +9,30 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared" / "data" / "pointclouds"
 
 
 def synthetic_tabletop(n: int, seed: int = 0) -> np.ndarray:
-    """A ray-cast scan (``real2sim.recon.synthetic_scan.tabletop``): a 1.2 x 0.8 m table with two boxes and two
+    """A ray-cast scan (``tests.helpers.synthetic_scan.tabletop``): a 1.2 x 0.8 m table with two boxes and two
     cylinders seen by one sensor looking down at 45 degrees, ``n`` points in the sensor frame, 1 mm range noise."""
-    from real2sim.recon.synthetic_scan import tabletop
+    from tests.helpers.synthetic_scan import tabletop
 
     return tabletop(n, seed=seed)[0].points
 
 
 def ours(points: np.ndarray, name: str, quick: bool = False) -> dict:
+    from real2sim.recon.io import PointCloud
     from real2sim.recon.pipeline import points_to_scene
     from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-    from real2sim.recon.pointcloud_io import PointCloud
 
     t: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -78,8 +81,8 @@ def baseline(points: np.ndarray) -> dict:
 def sample_accuracy() -> list[dict]:
     """Per ground-truth object of ``sample_data``: two-way mean Chamfer [mm] and volume error [%] of the
     reconstruction from the three LiDAR scans with their poses (objects matched by centroid)."""
-    from real2sim.recon.accuracy import chamfer_distance, match_by_centroid, true_objects
     from real2sim.recon.pointcloud import PointCloudReconCfg, run_recon_pointcloud
+    from tests.helpers.accuracy import chamfer_distance, match_by_centroid, true_objects
 
     sample = ROOT / "sample_data"
     gt = json.loads((sample / "ground_truth.json").read_text())
@@ -107,7 +110,7 @@ def main() -> None:
     args = ap.parse_args()
     import open3d  # noqa: F401  (import cost outside the timings)
 
-    from real2sim.recon.pointcloud_io import read_points
+    from real2sim.recon.io import read_points
 
     cases: list[tuple[str, np.ndarray]] = [("synthetic_30k" if args.quick else "synthetic_300k",
                                             synthetic_tabletop(30_000 if args.quick else 300_000))]  # fmt: skip

@@ -16,8 +16,7 @@ from real2sim.errors import InputError, StageError
 from real2sim.recon.sfm import SfmResult
 
 CORNER_BIAS_PX = 0.15
-"""Bound [px] on the systematic error of a refined marker corner (edge fit: -0.12 px mean, 0.17 px rms against
-the true corners of the rendered sample markers)."""
+"""Bound [px] on the systematic error of a refined marker corner."""
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ from scipy.spatial import cKDTree
 from real2sim.errors import InputError
 from real2sim.provenance import Provenance
 from real2sim.recon.carve import FreeSpace
+from real2sim.recon.io import PointCloud
 from real2sim.recon.mesh import mesh_object
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-from real2sim.recon.pointcloud_io import PointCloud
 from real2sim.recon.segment import segment_objects
 from real2sim.recon.support import fit_support, inside_polygon, voxel_downsample, voxel_mean
 from real2sim.scene import Scene, SceneObject, Support

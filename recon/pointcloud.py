@@ -16,9 +16,9 @@ from real2sim.atomic import output_dir, write_bytes
 from real2sim.errors import ConfigError, InputError
 from real2sim.progress import step
 from real2sim.provenance import Provenance
+from real2sim.recon.io import PointCloud, merge_clouds, read_points, unit_scale
 from real2sim.recon.pipeline import ReconOutput, points_to_scene
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-from real2sim.recon.pointcloud_io import PointCloud, merge_clouds, read_points
 from real2sim.recon.register import read_poses, register_scans
 from real2sim.scene import Scene, write_scene_into
 
@@ -41,7 +41,7 @@ def load_clouds(cfg: PointCloudReconCfg) -> tuple[list[PointCloud], list[np.ndar
             raise InputError(
                 cfg.poses, f"no pose for {', '.join(missing)} (poses given for: {', '.join(poses)})"
             )
-        scale = {"m": 1.0, "cm": 0.01, "mm": 0.001}[cfg.units]
+        scale = unit_scale(cfg.units)
         mats = []
         for n in names:
             m = poses[n].copy()

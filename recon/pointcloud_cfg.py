@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from real2sim.errors import ConfigError
-from real2sim.recon.pointcloud_io import UNITS
+from real2sim.recon.io import UNITS, Units
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class PointCloudReconCfg:
     """Point-cloud files of one scene (first file: the one ``point_labels.npy`` indexes)."""
     out_dir: Path | None = None
     """Scene folder to write (``scene.json`` + ``meshes/``); ``None``: return the result only."""
-    units: str = "m"
+    units: Units = "m"
     """What one file unit is: ``m``, ``cm`` or ``mm``."""
     poses: Path | None = None
     """Scan poses: JSON ``{file name: world_from_sensor 4x4}`` or a ``bun.conf``-style text file
@@ -47,9 +47,8 @@ class PointCloudReconCfg:
     colour_split: float | None = None
     """RGB distance (0..1) that separates touching objects by colour; ``None`` turns colour splitting off."""
     concave_split: float | None = None
-    """Opt-in: split clusters along concave creases (touching or stacked objects; LCCP-style): adjacent smooth
-    faces whose normals turn toward each other by more than this [deg] (30 works on ray-cast boxes) are cut apart.
-    Off by default: it also cuts real cups and bowls (inside seen over the rim vs. the outer wall)."""
+    """Split clusters along concave creases where adjacent smooth faces turn toward each other by more than this
+    [deg] (LCCP-style; touching or stacked objects); ``None``: off."""
     min_object_points: int = 100
     """Objects with fewer downsampled points are dropped."""
     min_object_size: float = 0.02
@@ -69,13 +68,9 @@ class PointCloudReconCfg:
     max_triangles: int = 20000
     """Triangle budget per object mesh."""
     symmetry_completion: bool = True
-    """Complete a thin-walled object's (a cup's, a bowl's) unseen side through a vertical mirror plane or rotation
-    axis that the scan itself supports (``recon/symmetry.py``): the sensor rays are copied through it, so the
-    unseen part of a cavity is carved like its seen counterpart. Needs sensor origins and a support; objects
-    without a supported symmetry are meshed as without it."""
+    """Complete a thin-walled object's unseen side through a mirror plane or axis the scan itself supports."""
     thin_wall_grid: bool = True
-    """Mesh thin-walled objects (``mesh.THIN_WALL_FRACTION``) on the finest grid (``mesh_voxel``,
-    ``mesh_max_cells``) and decimate to ``max_triangles``, instead of a grid sized for the triangle budget."""
+    """Mesh thin-walled objects on the finest grid, then decimate them to ``max_triangles``."""
     register_voxel: float = 0.0
     """Voxel [m] for global registration features; 0: 1/100 of the scans' bounding-box diagonal."""
     register_min_fitness: float = 0.3

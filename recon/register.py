@@ -18,6 +18,8 @@ from real2sim.errors import InputError, StageError
 
 
 def quat_xyzw_to_matrix(q: np.ndarray) -> np.ndarray:
+    """(3, 3) rotation of an ``x y z w`` quaternion (normalised first); not ``real2sim.transforms``: see
+    docs/decisions/recon.md."""
     x, y, z, w = np.asarray(q, dtype=np.float64) / np.linalg.norm(q)
     return np.array(
         [
@@ -180,6 +182,5 @@ def register_scans(
     )
     out = [np.asarray(graph.nodes[k].pose) for k in range(n)]
     anchor = np.linalg.inv(out[0])
-    # Open3D's threaded reductions leave last-bit differences between runs (1e-16 measured); rounded to 1e-10
-    # (m, and rotation entries) the poses -- and so the scene's bytes -- are the same on every run
+    # rounded to 1e-10 so the poses (and the scene's bytes) are the same on every run
     return Registration(tuple(np.round(anchor @ P, 10) + 0.0 for P in out), tuple(float(b) for b in best))

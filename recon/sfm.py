@@ -1,20 +1,12 @@
 """Structure from motion with pycolmap: SIFT (CPU or CUDA), matching suited to the set, global mapping with
 incremental mapping as fallback, shared intrinsics for one camera, unregistered images listed with the reason.
-
-Principal point: COLMAP keeps it at the image centre unless told otherwise, because for most capture paths it is not
-observable. For an orbit / turntable path (all relative rotations about one axis, a critical motion sequence for
-self-calibration, Sturm 1997) a principal-point offset is indistinguishable from the same small rotation of every
-camera in its own frame: the poses then carry one shared orientation offset of about ``atan(|pp error| / f)``. On
-the Middlebury temple ring (true principal point 18 px / 7 px off centre at f = 1520 px) this is the 0.7° offset
-plain pycolmap shows. Refining the principal point does not help there (it drifts by > 100 px at unchanged
-reprojection error); known intrinsics (``SfmCfg.intrinsics``) remove it. ``SfmResult.warnings`` says when the
-path is such an orbit and intrinsics were self-calibrated.
+Known intrinsics (``SfmCfg.intrinsics``) are needed for accurate orientations on an orbit / turntable path
+(``SfmResult.warnings`` says so; why: docs/decisions/recon.md).
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -24,11 +16,11 @@ from typing import Literal
 import numpy as np
 
 from real2sim.errors import ConfigError, InputError, StageError
+from real2sim.recon.colmap_features import db_stats, extract_and_match
 
 log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".webp")
-_PAIR_BASE = 2147483647
 
 
 @dataclass(frozen=True)
@@ -53,9 +45,7 @@ class SfmCfg:
     max_image_size: int = 1600
     """Images are downscaled for SIFT so the longer side is at most this [px]."""
     first_octave: int | None = None
-    """SIFT's first octave: 0 works on the image as is; -1 (COLMAP's default) doubles it first, which finds more
-    small-scale features at about 4x the extraction time; None: 0, and -1 when that leaves the median image
-    with fewer than ``min_features`` keypoints (small or weakly textured photos)."""
+    """SIFT's first octave: 0 as is, -1 on the doubled image; None: 0, then -1 if too few keypoints."""
     min_features: int = 1500
     """Median keypoints per image below which ``first_octave=None`` re-extracts on the doubled image."""
     min_images: int = 3
@@ -63,10 +53,7 @@ class SfmCfg:
     device: Literal["auto", "cpu", "cuda"] = "cpu"
     """Where SIFT runs (cuda needs a CUDA build of pycolmap)."""
     num_threads: int = 2
-    """CPU threads of feature extraction and matching (their results do not depend on it: image ids are
-    renumbered by name after extraction, RANSAC is seeded per pair). Mapping and bundle adjustment always run on
-    one thread: with more, the order of Ceres' parallel sums changes the poses in the last digits from run to run
-    (same input, same bytes)."""
+    """CPU threads of feature extraction and matching (mapping and bundle adjustment always run on one thread)."""
     seed: int = 0
     """Random seed for RANSAC and mapping (deterministic results)."""
 
@@ -161,7 +148,7 @@ class SfmResult:
     points: np.ndarray
     colors: np.ndarray
     unregistered: dict[str, str]
-    mapper: str
+    mapper: Literal["global", "incremental"]
     timings: dict[str, float]
     warnings: tuple[str, ...] = ()
     mean_reprojection_error: float = float("nan")
@@ -189,148 +176,6 @@ def list_images(image_dir: Path) -> list[str]:
                 image_dir / n, "cannot be decoded as an image (corrupt or not an image); remove it"
             )
     return names
-
-
-def _device(name: str):
-    import pycolmap
-
-    if name == "auto":
-        return pycolmap.Device.cuda if pycolmap.has_cuda else pycolmap.Device.cpu
-    return pycolmap.Device.cuda if name == "cuda" else pycolmap.Device.cpu
-
-
-def _same_size(image_dir: Path, names: list[str]) -> bool:
-    import cv2
-
-    sizes = set()
-    for n in names:
-        img = cv2.imread(str(image_dir / n), cv2.IMREAD_GRAYSCALE)
-        sizes.add(img.shape[:2])
-    return len(sizes) == 1
-
-
-def _extract(image_dir: Path, names: list[str], db: Path, cfg: SfmCfg, first_octave: int) -> None:
-    import pycolmap
-
-    shared = cfg.shared_intrinsics if cfg.shared_intrinsics is not None else _same_size(image_dir, names)
-    reader = pycolmap.ImageReaderOptions()
-    reader.camera_model = cfg.camera_model
-    if cfg.intrinsics is not None:
-        reader.camera_params = ",".join(repr(float(x)) for x in cfg.intrinsics)
-    ext = pycolmap.FeatureExtractionOptions()
-    ext.num_threads = cfg.num_threads
-    ext.max_image_size = cfg.max_image_size
-    ext.sift.max_num_features = cfg.max_features
-    ext.sift.first_octave = first_octave
-    pycolmap.extract_features(
-        db,
-        image_dir,
-        image_names=names,
-        camera_mode=pycolmap.CameraMode.SINGLE if shared else pycolmap.CameraMode.PER_IMAGE,
-        reader_options=reader,
-        extraction_options=ext,
-        device=_device(cfg.device),
-    )
-
-
-def _median_keypoints(db: Path) -> float:
-    con = sqlite3.connect(str(db))
-    try:
-        rows = [r for (r,) in con.execute("SELECT rows FROM keypoints")]
-    finally:
-        con.close()
-    return float(np.median(rows)) if rows else 0.0
-
-
-_CAMERA = 0  # COLMAP's sensor type id of a camera in the database
-
-
-def _renumber_by_name(db: Path) -> None:
-    """Renumber images, frames, cameras and rigs in the order of the image names.
-
-    Multi-threaded feature extraction writes images in the order their extraction finishes, so the ids (and with
-    them the matching pairs' ids and the mappers' iteration order) change from run to run; with ids that follow
-    the sorted names the rest of the pipeline sees the same database every time (same input, same bytes)."""
-    con = sqlite3.connect(str(db))
-    try:
-        images = sorted(con.execute("SELECT image_id, name, camera_id FROM images"), key=lambda r: r[1])
-        img = {old: k + 1 for k, (old, _, _) in enumerate(images)}
-        cam: dict[int, int] = {}
-        for _, _, c in images:
-            cam.setdefault(c, len(cam) + 1)
-        for (c,) in con.execute("SELECT camera_id FROM cameras ORDER BY camera_id"):
-            cam.setdefault(c, len(cam) + 1)
-        data = list(con.execute("SELECT frame_id, data_id, sensor_id, sensor_type FROM frame_data"))
-        first: dict[int, int] = {}
-        for f, d, _, t in data:
-            if t == _CAMERA and d in img:
-                first[f] = min(first.get(f, 1 << 40), img[d])
-        frames = list(con.execute("SELECT frame_id, rig_id FROM frames"))
-        frame = {
-            f: k + 1
-            for k, (f, _) in enumerate(sorted(frames, key=lambda r: (first.get(r[0], 1 << 40), r[0])))
-        }
-        rigs = list(con.execute("SELECT rig_id, ref_sensor_id, ref_sensor_type FROM rigs"))
-        rig = {r: k + 1 for k, (r, s, t) in enumerate(sorted(rigs, key=lambda r: (cam.get(r[1], 1 << 40)
-                                                                                  if r[2] == _CAMERA else 1 << 40, r[0])))}  # fmt: skip
-
-        def c_(sid: int, t: int) -> int:
-            return cam.get(sid, sid) if t == _CAMERA else sid
-
-        tables = {
-            "images": ("SELECT image_id, name, camera_id FROM images", lambda r: (img[r[0]], r[1], cam[r[2]])),
-            "cameras": ("SELECT * FROM cameras", lambda r: (cam[r[0]], *r[1:])),
-            "keypoints": ("SELECT * FROM keypoints", lambda r: (img.get(r[0], r[0]), *r[1:])),
-            "descriptors": ("SELECT * FROM descriptors", lambda r: (img.get(r[0], r[0]), *r[1:])),
-            "frames": ("SELECT frame_id, rig_id FROM frames", lambda r: (frame[r[0]], rig.get(r[1], r[1]))),
-            "frame_data": ("SELECT frame_id, data_id, sensor_id, sensor_type FROM frame_data",
-                           lambda r: (frame.get(r[0], r[0]), img.get(r[1], r[1]) if r[3] == _CAMERA else r[1],
-                                      c_(r[2], r[3]), r[3])),
-            "rigs": ("SELECT rig_id, ref_sensor_id, ref_sensor_type FROM rigs",
-                     lambda r: (rig[r[0]], c_(r[1], r[2]), r[2])),
-            "rig_sensors": ("SELECT * FROM rig_sensors", lambda r: (rig.get(r[0], r[0]), c_(r[1], r[2]), *r[2:])),
-            "pose_priors": ("SELECT * FROM pose_priors",
-                            lambda r: (r[0], img.get(r[1], r[1]) if r[3] == _CAMERA else r[1], c_(r[2], r[3]), *r[3:])),
-        }  # fmt: skip
-        rows = {t: sorted(f(r) for r in con.execute(q)) for t, (q, f) in tables.items()}
-        with con:
-            for t, rs in rows.items():
-                con.execute(f"DELETE FROM {t}")
-                if rs:
-                    con.executemany(f"INSERT INTO {t} VALUES ({','.join('?' * len(rs[0]))})", rs)
-    finally:
-        con.close()
-
-
-def _extract_and_match(image_dir: Path, names: list[str], db: Path, cfg: SfmCfg, timings: dict) -> str:
-    import pycolmap
-
-    t = time.perf_counter()
-    octave = 0 if cfg.first_octave is None else cfg.first_octave
-    _extract(image_dir, names, db, cfg, octave)
-    if cfg.first_octave is None and _median_keypoints(db) < cfg.min_features:
-        db.unlink()
-        _extract(image_dir, names, db, cfg, -1)
-    _renumber_by_name(db)
-    timings["features"] = time.perf_counter() - t
-    t = time.perf_counter()
-    match = pycolmap.FeatureMatchingOptions()
-    match.num_threads = cfg.num_threads
-    verify = pycolmap.TwoViewGeometryOptions()
-    verify.ransac.random_seed = cfg.seed
-    matching = cfg.matching
-    if matching == "auto":
-        matching = "exhaustive" if len(names) <= cfg.exhaustive_max else "sequential"
-    if matching == "exhaustive":
-        pycolmap.match_exhaustive(
-            db, matching_options=match, verification_options=verify, device=_device(cfg.device)
-        )
-    else:
-        pycolmap.match_sequential(
-            db, matching_options=match, verification_options=verify, device=_device(cfg.device)
-        )
-    timings["matching"] = time.perf_counter() - t
-    return matching
 
 
 def _map(image_dir: Path, db: Path, out: Path, cfg: SfmCfg, mapper: str):
@@ -361,26 +206,6 @@ def _best(recs: dict) -> object | None:
     if not recs:
         return None
     return max(recs.values(), key=lambda r: (r.num_reg_images(), r.num_points3D()))
-
-
-def _db_stats(db: Path) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
-    """Per image name: keypoint count, number of verified pairs, best pair inlier count."""
-    con = sqlite3.connect(str(db))
-    try:
-        ids = dict(con.execute("SELECT image_id, name FROM images"))
-        kp = {ids[i]: r for i, r in con.execute("SELECT image_id, rows FROM keypoints") if i in ids}
-        pairs = {n: 0 for n in ids.values()}
-        best = {n: 0 for n in ids.values()}
-        for pair_id, rows in con.execute("SELECT pair_id, rows FROM two_view_geometries WHERE rows > 0"):
-            i2 = pair_id % _PAIR_BASE
-            i1 = (pair_id - i2) // _PAIR_BASE
-            for i in (i1, i2):
-                if i in ids:
-                    pairs[ids[i]] += 1
-                    best[ids[i]] = max(best[ids[i]], rows)
-    finally:
-        con.close()
-    return kp, pairs, best
 
 
 def _reason(name: str, kp: dict, pairs: dict, best: dict, other_models: dict[str, int]) -> str:
@@ -435,8 +260,8 @@ def run_sfm(image_dir: str | Path, cfg: SfmCfg = SfmCfg(), work_dir: str | Path 
     timings: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="real2sim-sfm-", dir=work_dir) as tmp:
         db = Path(tmp) / "database.db"
-        _extract_and_match(image_dir, names, db, cfg, timings)
-        kp, pairs, best = _db_stats(db)
+        extract_and_match(image_dir, names, db, cfg, timings)
+        kp, pairs, best = db_stats(db)
         if sum(1 for n in names if pairs.get(n, 0) > 0) < 2:
             raise InputError(
                 image_dir, "no two images overlap (no verified feature matches); photos must overlap"

@@ -11,7 +11,7 @@ import trimesh
 from scipy.spatial import cKDTree
 
 from real2sim.errors import ConfigError, StageError
-from real2sim.recon.splat_io import GaussianSplat
+from real2sim.recon.io.splat import GaussianSplat
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ def splat_solid_mesh(
     come out as separate closed shells of the same mesh; specks below 1 % of the volume are dropped."""
     from scipy import ndimage
 
-    from real2sim.recon.mesh import _marching_cubes, ensure_closed
+    from real2sim.recon.surface import ensure_closed, marching_cubes
 
     rot = splat.rotation_matrices()
     offs = [sgn * sigmas * rot[:, :, a] * splat.scales[:, a : a + 1] for a in range(3) for sgn in (-1.0, 1.0)]
@@ -179,7 +179,7 @@ def splat_solid_mesh(
     sizes[0] = 0
     occ = lab == int(np.argmax(sizes))
     vol = ndimage.gaussian_filter(occ.astype(np.float64), 1.0)
-    v, f = _marching_cubes(0.5 - vol)  # negative inside
+    v, f = marching_cubes(0.5 - vol)  # negative inside
     if len(f) == 0:
         raise StageError("splat meshing produced no surface")
     mesh = trimesh.Trimesh(lo + (v + 0.5) * h, f, process=True)
@@ -211,7 +211,7 @@ def decimate_closed(mesh: trimesh.Trimesh, max_triangles: int, keep_volume: floa
         return mesh
     import open3d as o3d
 
-    from real2sim.recon.mesh import decimate, ensure_closed
+    from real2sim.recon.surface import decimate, ensure_closed
 
     vol = abs(float(mesh.volume))
     try:

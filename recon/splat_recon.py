@@ -1,6 +1,6 @@
 """``real2sim recon splat``: a trained 3D Gaussian splat (PLY) to a ``Scene``.
 
-Gaussians are read and activated (``splat_io``), cleaned and turned into oriented surface samples (``splat``),
+Gaussians are read and activated (``io.splat``), cleaned and turned into oriented surface samples (``splat``),
 scaled to metres, then either meshed alone (``object_only``: one object, no support in view) or handed to the
 point-cloud path (``points_to_scene``: support plane, segmentation, per-object meshing).
 """
@@ -15,6 +15,7 @@ import numpy as np
 
 from real2sim.errors import ConfigError
 from real2sim.provenance import Provenance
+from real2sim.recon.io.splat import GaussianSplat, read_splat
 from real2sim.recon.splat import (
     SplatCleanCfg,
     clean_mask,
@@ -23,7 +24,6 @@ from real2sim.recon.splat import (
     splat_solid_mesh,
     surface_samples,
 )
-from real2sim.recon.splat_io import GaussianSplat, read_splat
 from real2sim.scene import Scene, SceneObject, Support, save_scene
 
 log = logging.getLogger(__name__)
@@ -46,8 +46,7 @@ class SplatReconCfg:
     mesh_max_cells: int = 128
     """Meshing grid cells along the object's largest extent (segmented scenes: the point-cloud mesher)."""
     object_cells: int = 160
-    """``object_only``: grid cells of the Gaussian-solid mesher along the object's largest extent (its voxel is
-    finer than 1 % of the size, so the contour sits well within the 2 %-of-height surface tolerance)."""
+    """``object_only``: grid cells of the Gaussian-solid mesher along the object's largest extent."""
     max_triangles: int = 20000
     """Triangle budget per object mesh."""
     density: float = 500.0
@@ -132,9 +131,9 @@ def splat_to_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput
         world_from_splat = rest @ world_from_splat
         scene = Scene(Support("plane", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0)), (obj,), {name: world_from_splat})
     else:
+        from real2sim.recon.io import PointCloud
         from real2sim.recon.pipeline import points_to_scene
         from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-        from real2sim.recon.pointcloud_io import PointCloud
 
         pc_cfg = replace(PointCloudReconCfg(), mesh_max_cells=cfg.mesh_max_cells, max_triangles=cfg.max_triangles,
                          density=cfg.density).validate()  # fmt: skip

@@ -16,12 +16,13 @@ axis) maps the object's observed points ``p`` to ``S p``; each image is
 The best plane (or axis) is the one with the most support less the contradictions, refined on its supported
 pairs (ICP for a plane; for an axis, the point nearest the normal lines); it is accepted only if its support,
 contradiction and residual pass ``MIN_SUPPORT``, ``MAX_CONTRADICTION`` and ``MAX_RESIDUAL`` (values and why:
-at their definitions; a rotation also ``MAX_PROTRUSION``). Otherwise nothing changes (an irregular stone).
+docs/decisions/recon.md; a rotation also ``MAX_PROTRUSION``). Otherwise nothing changes (an irregular stone).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -32,28 +33,14 @@ EVIDENCE_REACH = 1.5
 """The evidence grid spans this many times the points' horizontal radius about their centre (the candidate planes
 and axes lie within half the radius of it, so the images of the points stay inside)."""
 MIN_SUPPORT = 0.4
-"""A symmetry is accepted only if at least this share of the mapped points land within ``tol`` of observed ones
-(the scan shows the symmetry, it does not merely fail to refute it). Ray-cast cups, bowls and mugs (2 mm range
-noise, one to three views, ``tests/recon/test_symmetry.py``) score 0.50 to 0.99 on their rotation axis; support
-does not separate symmetric from asymmetric objects (those score 0.6 to 0.9 on their best plane), contradiction does."""
+"""A symmetry is accepted only if this share of the mapped points land within ``tol`` of observed ones."""
 MAX_CONTRADICTION = 0.04
-"""... and at most this share land in seen-empty space (or outside the search region). Measured on the ray-cast
-set: true rotation axes 0.005 to 0.023 (of the body points), true mirror planes of boxes, cups and bowls 0.001 to
-0.04; the best plane of an asymmetric object (a stone-like blob: 0.055 to 0.116; an L-block: 0.099 to 0.22; an
-L-shaped tray: 0.26 to 0.33) stays above. Sample scans: mug axis 0.021, cylinder 0.026, box plane 0.015, stone
-0.25."""
+"""... and at most this share land in seen-empty space (or outside the search region)."""
 MAX_PROTRUSION = 0.2
 """A rotation axis may leave at most this share of the points off its body (a handle, a spout): points whose
-images land in seen-empty space under two or more of the rotations. Ray-cast mugs: 0.07 to 0.13 off the body;
-cups and bowls below 0.025; the best axis of a box, blob, L-block or tray leaves 0.27 to 0.9 off."""
+images land in seen-empty space under two or more of the rotations."""
 MAX_RESIDUAL = 1.1
-"""... and the mapped points that meet observed ones must sit on them about as closely as the observed surface
-agrees with itself: the robust spread of their offsets from the nearest observed tangent plane, divided by that
-of each observed point from its nearest neighbour's, at most this. Measured: true planes and axes of ray-cast
-cups, bowls, mugs, boxes and cylinders 0.73 to 1.05 (through the pipeline, which estimates the noise), sample mug
-axis 0.95; stone-like blobs 1.33 to 2.2 on their best axis, 0.99 to 1.25 on their best plane: a rounded blob
-(eight broad bumps on an ellipsoid) can pass as mirror-symmetric, to within the noise; one with twelve or more
-narrower bumps does not."""
+"""... and the mapped points' spread about the observed surface, over its own spread, is at most this."""
 SCORE_POINTS = 1500
 """Observed points (seeded subsample) scored per candidate transform."""
 COARSE_POINTS = 500
@@ -71,7 +58,7 @@ class Symmetry:
     ``contradiction``: the mean fractions of the scored points, ``params``: plane (point x, y, normal angle [rad])
     or axis (x, y)."""
 
-    kind: str
+    kind: Literal["mirror", "rotation"]
     transforms: tuple[np.ndarray, ...]
     support: float
     contradiction: float

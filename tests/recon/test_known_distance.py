@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from real2sim.cli import cli
-from real2sim.recon.accuracy import true_objects
 from real2sim.recon.align import camera_centre, umeyama
+from tests.helpers.accuracy import true_objects
 
 
 def _pixels(gt: dict, point: np.ndarray, names: list[str]) -> dict[str, list[float]]:

@@ -5,53 +5,21 @@ stays the marker's)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import numpy as np
 import pytest
 
-from real2sim.recon.accuracy import chamfer_distance, true_objects
-from real2sim.recon.align import Similarity, camera_centre, pose_errors, umeyama
 from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
 from real2sim.scene import load_scene
+from tests.helpers.accuracy import evaluate_photos
 
 pytestmark = (
     pytest.mark.slow
 )  # two reconstructions of the 24 sample photos (about 40 s each on 2 cores) and one export
 
 
-def evaluate(session: Path, out: Path) -> dict:
-    """Reconstruct ``session/images`` into ``out`` and compare with ``session/ground_truth.json``."""
-    res = run_recon_photos(PhotosReconCfg(image_dir=session / "images", out_dir=out, marker_size=0.08))
-    gt = json.loads((session / "ground_truth.json").read_text())
-    ref = {Path(i["file"]).name: np.asarray(i["cam_from_world"]) for i in gt["images"]}
-    cams = {
-        c["file"]: np.asarray(c["cam_from_world"])
-        for c in json.loads((out / "cameras.json").read_text())["cameras"]
-    }
-    errors = pose_errors(cams, ref)
-    names = sorted(set(cams) & set(ref))
-    c_est = np.array([camera_centre(cams[n]) for n in names])
-    c_ref = np.array([camera_centre(ref[n]) for n in names])
-    rigid = umeyama(c_est, c_ref, with_scale=False)
-    to_gt = Similarity(1.0, rigid.rotation, rigid.translation)
-    truth = [(t.name, t.mesh) for t in true_objects(session)]
-    scene = load_scene(out)
-    chamfer = {}
-    for ob in scene.objects:
-        m = ob.mesh_in_world()
-        m.vertices = to_gt.apply(m.vertices)
-        name, tm = min(truth, key=lambda t: np.linalg.norm(t[1].bounds.mean(0)[:2] - m.bounds.mean(0)[:2]))
-        chamfer[f"{ob.name}->{name}"] = chamfer_distance(m, tm)
-    return {"result": res, "errors": errors, "scale_vs_truth": umeyama(c_est, c_ref).scale, "chamfer": chamfer,
-            "n_truth": len(truth), "matched": {k.split("->")[1] for k in chamfer}}  # fmt: skip
-
-
 @pytest.fixture(scope="module")
 def session(sample_data, tmp_path_factory):
     out = tmp_path_factory.mktemp("photos") / "scene"
-    return out, evaluate(sample_data, out)
+    return out, evaluate_photos(sample_data, out)
 
 
 def test_sample_cameras(session):

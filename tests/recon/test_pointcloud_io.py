@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from real2sim.errors import InputError
-from real2sim.recon.pointcloud_io import lzf_decompress, lzf_decompress_py, read_points
+from real2sim.recon.io import read_points
+from real2sim.recon.io.lzf import lzf_decompress, lzf_decompress_py
 
 RNG = np.random.default_rng(0)
 PTS = RNG.uniform(-1, 1, (50, 3)).astype(np.float32)

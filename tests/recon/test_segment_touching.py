@@ -6,26 +6,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import trimesh
-from scipy.optimize import linear_sum_assignment
 
+from real2sim.matching import match_pairs
+from real2sim.recon.io import PointCloud
 from real2sim.recon.pipeline import points_to_scene
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-from real2sim.recon.pointcloud_io import PointCloud
-from real2sim.recon.synthetic_scan import box, cast, cylinder, look_at
+from tests.helpers.synthetic_scan import box, cylinder, scan_views
 
 
 def _scan(meshes: list[trimesh.Trimesh], seed: int = 0) -> tuple[PointCloud, np.ndarray]:
     """Three sensors around the scene, 0.5 m up, 1 mm range noise; the merged cloud in the world frame with each
     point's sensor origin, and the index of the mesh each point lies on."""
-    pts, lab, org = [], [], []
-    for k, az in enumerate((-2.2, 0.3, 2.4)):
-        eye = np.array([0.6 * np.cos(az), 0.6 * np.sin(az), 0.5])
-        T = look_at(eye, np.array([0.0, 0.0, 0.03]))
-        s = cast(meshes, T, width=320, height=240, fov_deg=60.0, noise=0.001, seed=seed + k)
-        pts.append(s.points @ T[:3, :3].T + T[:3, 3])
-        lab.append(s.labels)
-        org.append(np.broadcast_to(eye, s.points.shape))
-    return PointCloud(np.concatenate(pts), sensor_origin=np.concatenate(org)), np.concatenate(lab)
+    eyes = [np.array([0.6 * np.cos(az), 0.6 * np.sin(az), 0.5]) for az in (-2.2, 0.3, 2.4)]
+    return scan_views(meshes, eyes, np.array([0.0, 0.0, 0.03]), fov_deg=60.0, noise=0.001, seed=seed)
 
 
 def _reconstruct(
@@ -82,7 +75,7 @@ def test_touching_objects_split(layout: str) -> None:
         objs = [box((0.14, 0.10, 0.06), (0.0, 0.0)), box((0.07, 0.06, 0.05), (0.01, 0.0), z0=0.06, yaw=0.4)]
     recs, iou = _reconstruct([TABLE, *objs], PointCloudReconCfg(concave_split=30.0))
     assert len(recs) == 2
-    r, c = linear_sum_assignment(-iou)
-    assert sorted(c.tolist()) == [0, 1] and iou[r, c].min() >= 0.8, iou
+    pairs = match_pairs(-iou)
+    assert sorted(j for _, j, _ in pairs) == [0, 1] and min(iou[i, j] for i, j, _ in pairs) >= 0.8, iou
     merged, _ = _reconstruct([TABLE, *objs])
     assert len(merged) == 1

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from real2sim.cli import cli
 from real2sim.errors import InputError
-from real2sim.recon.splat_io import GaussianSplat, read_splat, write_splat
+from real2sim.recon.io.splat import GaussianSplat, read_splat, write_splat
 
 
 def _synthetic(n: int = 50, seed: int = 0) -> GaussianSplat:

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import trimesh
 
+from real2sim.recon.io.splat import GaussianSplat
 from real2sim.recon.splat import visible_mask
-from real2sim.recon.splat_io import GaussianSplat
 from real2sim.recon.splat_recon import SplatReconCfg, run_recon_splat
 
 pytestmark = pytest.mark.slow  # one reconstruction (~30 s) and one export of the toy cat

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import trimesh
 
-from real2sim.recon.accuracy import chamfer_distance
 from real2sim.recon.carve import FreeSpace, carve
+from real2sim.recon.io import PointCloud
 from real2sim.recon.pipeline import estimate_normals, points_to_scene
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-from real2sim.recon.pointcloud_io import PointCloud, merge_clouds
 from real2sim.recon.symmetry import Evidence, Symmetry, carved_images, find_symmetry, reflection, rotation_z
-from real2sim.recon.synthetic_scan import box, cast, look_at
+from tests.helpers.accuracy import chamfer_distance
+from tests.helpers.synthetic_scan import box, scan_views
 
 CENTRE = np.array([0.01, -0.005])
 """Where the objects stand (their axis, for the cup and mug)."""
@@ -71,16 +71,11 @@ def _scan(obj: trimesh.Trimesh, noise: float = 0.002) -> tuple[PointCloud, np.nd
     """World-frame cloud of the object on a table from ``VIEWS`` (per-point sensor origins), and per-point labels
     (0 table, 1 object)."""
     table = box((1.0, 1.0, 0.05), (0.0, 0.0), z0=-0.05)
-    clouds, labels = [], []
-    for i, (az, el, d) in enumerate(VIEWS):
+    eyes = []
+    for az, el, d in VIEWS:
         a, e = np.radians(az), np.radians(el)
-        eye = d * np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
-        T = look_at(eye, np.array([0.0, 0.0, 0.04]))
-        s = cast([table, obj], T, width=320, height=240, fov_deg=50, noise=noise, seed=i)
-        w = s.points @ T[:3, :3].T + T[:3, 3]
-        clouds.append(PointCloud(w, sensor_origin=np.broadcast_to(T[:3, 3], w.shape).copy()))
-        labels.append(s.labels)
-    return merge_clouds(clouds), np.concatenate(labels)
+        eyes.append(d * np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)]))
+    return scan_views([table, obj], eyes, np.array([0.0, 0.0, 0.04]), fov_deg=50, noise=noise)
 
 
 def _reconstruct(cloud: PointCloud, **kw) -> trimesh.Trimesh:

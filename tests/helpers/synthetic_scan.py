@@ -1,8 +1,9 @@
 """Synthetic range scans by ray casting (Open3D ``RaycastingScene``): physically consistent test and benchmark
 inputs, where every point is the first surface a sensor ray hits (nothing is seen through an object).
 
-Frames: meshes in the world frame (z up); points are returned in the SENSOR frame (OpenCV convention: x right,
-y down, z forward) with the world-frame ``world_from_sensor`` pose, as a real scan and its SLAM pose would be.
+Frames: meshes in the world frame (z up); ``cast`` returns points in the SENSOR frame (OpenCV convention: x right,
+y down, z forward) with the world-frame ``world_from_sensor`` pose, as a real scan and its SLAM pose would be;
+``scan_views`` merges several such scans into one world-frame cloud with per-point sensor origins.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import trimesh
+
+from real2sim.recon.io import PointCloud
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,3 +117,27 @@ def tabletop(n_points: int, seed: int = 0, noise: float = 0.001) -> tuple[Scan, 
         keep = np.sort(np.random.default_rng(seed).choice(len(scan.points), n_points, replace=False))
         scan = Scan(scan.points[keep], scan.labels[keep], scan.world_from_sensor)
     return scan, meshes
+
+
+def scan_views(
+    meshes: list[trimesh.Trimesh],
+    eyes: list[np.ndarray],
+    target: np.ndarray,
+    *,
+    fov_deg: float,
+    noise: float,
+    seed: int = 0,
+    width: int = 320,
+    height: int = 240,
+) -> tuple[PointCloud, np.ndarray]:
+    """One ``cast`` per sensor position in ``eyes`` (looking at ``target``; scan ``k`` seeded ``seed + k``), merged
+    in the world frame: the cloud with each point's sensor origin, and the index of the mesh each point lies on."""
+    pts, lab, org = [], [], []
+    for k, eye in enumerate(eyes):
+        T = look_at(np.asarray(eye, dtype=np.float64), target)
+        s = cast(meshes, T, width=width, height=height, fov_deg=fov_deg, noise=noise, seed=seed + k)
+        w = s.points @ T[:3, :3].T + T[:3, 3]
+        pts.append(w)
+        lab.append(s.labels)
+        org.append(np.broadcast_to(T[:3, 3], w.shape))
+    return PointCloud(np.concatenate(pts), sensor_origin=np.concatenate(org)), np.concatenate(lab)

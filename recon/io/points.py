@@ -1,0 +1,79 @@
+"""``read_points``: any supported point-cloud file to a ``PointCloud`` in metres (by file suffix)."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from real2sim.errors import ConfigError, InputError
+from real2sim.recon.io.cloud import PointCloud
+from real2sim.recon.io.e57 import read_e57
+from real2sim.recon.io.kitti import read_kitti
+from real2sim.recon.io.las import read_las
+from real2sim.recon.io.npy import read_npy
+from real2sim.recon.io.pcd import read_pcd
+from real2sim.recon.io.ply import read_ply
+from real2sim.recon.io.text import read_text
+
+Units = Literal["m", "cm", "mm"]
+"""What one file unit is: metres, centimetres or millimetres."""
+UNITS: dict[str, float] = {"m": 1.0, "cm": 0.01, "mm": 0.001}
+SUFFIXES = (".ply", ".pcd", ".xyz", ".pts", ".txt", ".npy", ".bin", ".las", ".laz", ".e57")
+
+
+def unit_scale(units: Units) -> float:
+    """Metres per file unit."""
+    if units not in UNITS:
+        raise ConfigError(f"units must be one of {', '.join(UNITS)}; got {units!r}")
+    return UNITS[units]
+
+
+def read_points(path: str | Path, units: Units = "m") -> PointCloud:
+    """Read a point cloud file; ``units`` says what one file unit is (``m``, ``cm`` or ``mm``)."""
+    scale = unit_scale(units)
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "no such file")
+    suffix = path.suffix.lower()
+    readers = {
+        ".ply": read_ply,
+        ".pcd": read_pcd,
+        ".xyz": read_text,
+        ".pts": read_text,
+        ".txt": read_text,
+        ".npy": read_npy,
+        ".bin": read_kitti,
+        ".las": read_las,
+        ".laz": read_las,
+        ".e57": read_e57,
+    }
+    if suffix not in readers:
+        raise InputError(path, f"unsupported point-cloud format {suffix!r}; supported: {', '.join(SUFFIXES)}")
+    try:
+        cloud = readers[suffix](path)
+    except InputError:
+        raise
+    except (ValueError, IndexError, KeyError, struct.error, UnicodeDecodeError, OverflowError) as exc:
+        raise InputError(path, f"malformed {suffix[1:].upper()} file ({exc})") from None
+    pts = np.asarray(cloud.points, dtype=np.float64)
+    if pts.ndim != 2 or pts.shape[1] != 3:
+        raise InputError(path, f"expected (N, 3) points, got shape {pts.shape}")
+    if len(pts) == 0:
+        raise InputError(path, "the file holds no points")
+    if not np.isfinite(pts).all(axis=1).any():
+        raise InputError(path, f"all {len(pts)} points are invalid (NaN or infinite)")
+    so = cloud.sensor_origin
+    return PointCloud(
+        points=pts * scale,
+        colors=cloud.colors,
+        normals=cloud.normals,
+        labels=cloud.labels,
+        intensity=cloud.intensity,
+        sensor_origin=None if so is None else np.asarray(so, dtype=np.float64) * scale,
+        width=cloud.width,
+        height=cloud.height,
+        source=str(path),
+    )
