@@ -29,7 +29,7 @@ def command(output: Path, sample: Path | None, workers: int) -> None:
     """Run everything on sample_data/ (scans -> scene -> sim package; robot logs -> calibration) and summarise."""
     from rich.console import Console
 
-    from real2sim.demo import DemoCfg, render_summary, run_demo
+    from real2sim.pipeline.demo import DemoCfg, render_summary, run_demo
 
     res = run_demo(DemoCfg(out_dir=output, sample_dir=sample, workers=workers))
     console = Console()

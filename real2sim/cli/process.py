@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from real2sim.process import STAGES
+from real2sim.pipeline.process import STAGES
 
 
 @click.command("process")
@@ -36,8 +36,8 @@ def command(
     from rich.console import Console
 
     from real2sim.executor import ExecutorCfg
-    from real2sim.process import ProcessCfg, run_batch
-    from real2sim.session import load_session
+    from real2sim.pipeline.process import ProcessCfg, run_batch
+    from real2sim.pipeline.session import load_session
 
     names = [load_session(s).name for s in sessions] if len(sessions) > 1 else [""]
     cfgs = [
