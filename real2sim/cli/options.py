@@ -72,19 +72,27 @@ def first_sentence(doc: str) -> str:
     return re.split(r"(?<=[.!?])\s+(?=[A-Z])", text, maxsplit=1)[0]
 
 
-def _base(tp: Any) -> tuple[Any, bool]:
-    """``X`` of ``X | None`` and whether None was allowed."""
+def _base(tp: Any) -> Any:
+    """``X`` of ``X | None``."""
     if typing.get_origin(tp) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         if len(args) == 1:
-            return args[0], True
-    return tp, False
+            return args[0]
+    return tp
 
 
-def _comma_list(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    if value is None or isinstance(value, tuple):
-        return value
-    return tuple(x.strip() for x in str(value).split(",") if x.strip())
+def _comma_list(item: Any) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """Callback splitting ``a,b`` into a tuple; int, float and Path items are converted (str items, choices
+    included, are left to the config's ``validate()``, as before)."""
+    conv = _click_type(item) if item in (int, float, Path) else None
+
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if value is None or isinstance(value, tuple):
+            return value
+        parts = [x.strip() for x in str(value).split(",") if x.strip()]
+        return tuple(conv.convert(x, param, ctx) if conv else x for x in parts)
+
+    return callback
 
 
 def _default(f: dataclasses.Field) -> Any:
@@ -100,12 +108,13 @@ def option(cls: type, name: str, opt: Opt = Opt()) -> Callable[[F], F]:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     if name not in fields:
         raise KeyError(f"{cls.__name__} has no field {name!r}; fields: {', '.join(fields)}")
-    tp, _ = _base(typing.get_type_hints(cls)[name])
+    tp = _base(typing.get_type_hints(cls)[name])
     default = _default(fields[name])
     flag = f"--{name.replace('_', '-')}"
     kw: dict[str, Any] = {"help": first_sentence(field_docs(cls).get(name, ""))}
     if opt.required or default is dataclasses.MISSING:
         kw["required"] = True
+        kw["help"] = re.sub(r";\s*None\b.*$", ".", kw["help"])  # the CLI cannot pass None
     else:
         kw.update(default=default, show_default=default != "")
     if opt.metavar:
@@ -122,7 +131,7 @@ def option(cls: type, name: str, opt: Opt = Opt()) -> Callable[[F], F]:
             return click.option(*(opt.decls or (flag,)), name, type=_click_type(item), **kw)
         if "default" in kw:
             kw["default"] = ",".join(str(x) for x in kw["default"])
-        return click.option(*(opt.decls or (flag,)), name, callback=_comma_list, **kw)
+        return click.option(*(opt.decls or (flag,)), name, callback=_comma_list(item), **kw)
     ptype = opt.type or (click.Choice([str(a) for a in args]) if origin is Literal else _click_type(tp))
     return click.option(*(opt.decls or (flag,)), name, type=ptype, **kw)
 

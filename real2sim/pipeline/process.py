@@ -103,21 +103,20 @@ class _Runner:
         self.record = RunRecord(self.out / "run.json")
         self.runs: list[StageRun] = []
 
-    def run(self, name: str, output: Path, key: str, work: Callable[[], StageSummary]) -> bool:
-        """Run ``work`` unless ``run.json`` says this stage finished with ``key``; True if it ran."""
+    def run(self, name: str, output: Path, key: str, work: Callable[[], StageSummary]) -> None:
+        """Run ``work`` unless ``run.json`` says this stage finished with ``key`` and ``output`` exists."""
         kind = SUMMARY_TYPES[name]
         prev = None if self.cfg.force or not output.exists() else self.record.finished(name, key)
         t0 = time.perf_counter()
         if prev is not None:
             try:
                 self.runs.append(StageRun(name, output, time.perf_counter() - t0, True, kind.from_json(prev)))
-                return False
+                return
             except (KeyError, TypeError):
                 pass  # a summary from an older real2sim: run the stage again
         summary = work()
         self.runs.append(StageRun(name, output, time.perf_counter() - t0, False, summary))
         self.record.record(name, key, output, summary.to_json())
-        return True
 
 
 def run_process(cfg: ProcessCfg) -> ProcessResult:

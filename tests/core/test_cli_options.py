@@ -29,10 +29,12 @@ class _Cfg:
     """Repeatable."""
     cache: bool = True
     """Reuse results."""
+    weights: tuple[float, ...] = (1.0, 2.0)
+    """Numbers."""
 
 
 @click.command()
-@options(_Cfg, "out_dir", "count", "ratio", "mode", "formats", "logs", "cache",
+@options(_Cfg, "out_dir", "count", "ratio", "mode", "formats", "logs", "cache", "weights",
          out_dir=Opt(("-o", "--out"), required=True), logs=Opt(("--log",), multiple=True))  # fmt: skip
 def _cmd(**params: Any) -> None:
     click.echo(repr(build(_Cfg, params)))
@@ -43,10 +45,10 @@ def test_generated_options_parse_into_the_config() -> None:
     assert r.exit_code == 0, r.output
     assert r.output.strip() == repr(_Cfg(out_dir=Path("x")))
     args = ["--out", "y", "--count", "5", "--ratio", "0.5", "--mode", "slow", "--formats", "c, d", "--log", "l1",
-            "--log", "l2", "--no-cache"]  # fmt: skip
+            "--log", "l2", "--no-cache", "--weights", "3,0.5"]  # fmt: skip
     r = CliRunner().invoke(_cmd, args)
     assert r.exit_code == 0, r.output
-    want = _Cfg(Path("y"), 5, 0.5, "slow", ("c", "d"), (Path("l1"), Path("l2")), False)
+    want = _Cfg(Path("y"), 5, 0.5, "slow", ("c", "d"), (Path("l1"), Path("l2")), False, (3.0, 0.5))
     assert r.output.strip() == repr(want)
 
 
@@ -54,11 +56,14 @@ def test_bad_values_are_usage_errors() -> None:
     assert CliRunner().invoke(_cmd, []).exit_code == 2  # -o is required
     assert CliRunner().invoke(_cmd, ["-o", "x", "--mode", "medium"]).exit_code == 2
     assert CliRunner().invoke(_cmd, ["-o", "x", "--count", "many"]).exit_code == 2
+    assert CliRunner().invoke(_cmd, ["-o", "x", "--weights", "1,x"]).exit_code == 2
 
 
 def test_help_shows_first_sentence_and_dataclass_default() -> None:
     out = CliRunner().invoke(_cmd, ["--help"], terminal_width=200).output
-    assert "Where it goes; None: nowhere." in out and "second sentence" not in out
+    assert (
+        "Where it goes.  [required]" in out and "second sentence" not in out
+    )  # a required option has no None
     assert "How many, e.g. 3 (the default).  [default: 3]" in out
     assert "[default: a,b]" in out and "--cache / --no-cache" in out and "[fast|slow]" in out
 
