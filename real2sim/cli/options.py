@@ -69,7 +69,7 @@ def field_docs(cls: type) -> dict[str, str]:
 def first_sentence(doc: str) -> str:
     """The docstring's first sentence on one line, RST ``literals`` shown plain."""
     text = " ".join(doc.split()).replace("``", "")
-    return re.split(r"(?<=[.!?])\s+(?=[A-Z])", text, maxsplit=1)[0]
+    return re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+(?=[A-Z0-9])", text, maxsplit=1)[0]
 
 
 def _base(tp: Any) -> Any:

@@ -71,6 +71,8 @@ def test_help_shows_first_sentence_and_dataclass_default() -> None:
 def test_first_sentence() -> None:
     assert first_sentence("Side [m] of it.\n    More ``text``.") == "Side [m] of it."
     assert first_sentence("Use ``x``, e.g. joint:*.damping. Next") == "Use x, e.g. joint:*.damping."
+    assert first_sentence("Samples (seeded). 1000 resolve it.") == "Samples (seeded)."
+    assert first_sentence("How many, e.g. 3 (the default).") == "How many, e.g. 3 (the default)."
 
 
 def test_cli_keeps_its_flag_spellings() -> None:
