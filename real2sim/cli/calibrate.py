@@ -3,123 +3,50 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
+
+from real2sim.calibration.run import CalibrateCfg
+from real2sim.cli.options import Opt, build, options
+
+METHODS = ("windows", "inverse", "inverse+windows")  # the choices CalibrateCfg.validate accepts
 
 
 @click.command("calibrate")
 @click.argument("model", type=click.Path(path_type=Path))
-@click.option(
-    "--log",
+@options(
+    CalibrateCfg,
     "logs",
-    multiple=True,
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Training log (repeatable).",
-)
-@click.option(
-    "--map",
-    "map_path",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="TOML map from log columns to model joints/actuators.",
-)
-@click.option(
-    "--fit",
+    "map",
     "fit",
-    multiple=True,
-    required=True,
-    help="Parameter to fit, e.g. 'joint:*.damping', 'delay:*' (repeatable).",
-)
-@click.option("--holdout", multiple=True, type=click.Path(path_type=Path), help="Held-out log (repeatable).")
-@click.option("-o", "--out", "out_dir", required=True, type=click.Path(path_type=Path), help="Output folder.")
-@click.option(
-    "--method",
-    type=click.Choice(["windows", "inverse", "inverse+windows"]),
-    default="windows",
-    show_default=True,
-    help="Trajectory matching, inverse-dynamics least squares, or both.",
-)
-@click.option(
-    "--window", "window_s", type=float, default=0.5, show_default=True, help="Multiple-shooting window [s]."
-)
-@click.option(
-    "--qvel-weight",
-    type=float,
-    default=0.05,
-    show_default=True,
-    help="Weight [s] of velocity errors against angle errors in the trajectory residual.",
-)
-@click.option(
-    "--qvel-from-qpos",
-    is_flag=True,
-    help="Ignore logged velocities; derive them from qpos (Butterworth at --smooth-qvel or 0.1, then "
-    "differentiation).",
-)
-@click.option(
-    "--smooth-qvel",
+    "holdout",
+    "out_dir",
+    "method",
+    "window_s",
+    "qvel_weight",
+    "qvel_from_qpos",
     "smooth_qvel_wn",
-    type=float,
-    default=None,
-    help="Zero-phase Butterworth cutoff (x Nyquist, order 3) for window-initial velocities.",
-)
-@click.option(
-    "--velocity-filter",
     "velocity_filter_wn",
-    type=float,
-    default=0.02,
-    show_default=True,
-    help="Butterworth cutoff (x Nyquist) for velocities in inverse dynamics.",
+    "prior_weight",
+    "max_windows",
+    "report",
+    logs=Opt(("--log",), multiple=True, required=True),
+    fit=Opt(multiple=True, required=True),
+    holdout=Opt(multiple=True),
+    out_dir=Opt(("-o", "--out"), required=True),
+    method=Opt(type=click.Choice(METHODS)),
+    window_s=Opt(("--window",)),
+    smooth_qvel_wn=Opt(("--smooth-qvel",)),
+    velocity_filter_wn=Opt(("--velocity-filter",)),
 )
-@click.option(
-    "--prior-weight",
-    type=float,
-    default=0.0,
-    show_default=True,
-    help="Inverse dynamics: pull towards the model's values (0: none).",
-)
-@click.option("--max-windows", type=int, default=None, help="Cap on training windows (spread evenly).")
-@click.option("--no-report", is_flag=True, help="Skip the PNG/HTML report.")
 @click.option("--json", "as_json", is_flag=True, help="Print result.json to stdout.")
-def command(
-    model: Path,
-    logs: tuple[Path, ...],
-    map_path: Path,
-    fit: tuple[str, ...],
-    holdout: tuple[Path, ...],
-    out_dir: Path,
-    method: str,
-    window_s: float,
-    qvel_weight: float,
-    qvel_from_qpos: bool,
-    smooth_qvel_wn: float | None,
-    velocity_filter_wn: float,
-    prior_weight: float,
-    max_windows: int | None,
-    no_report: bool,
-    as_json: bool,
-) -> None:
+def command(model: Path, as_json: bool, **params: Any) -> None:
     """Fit friction, inertia, actuator and delay parameters of MODEL to robot logs."""
-    from real2sim.calibration.run import CalibrateCfg, run_calibrate
+    from real2sim.calibration.run import run_calibrate
 
-    cfg = CalibrateCfg(
-        model=model,
-        logs=logs,
-        map=map_path,
-        fit=fit,
-        holdout=holdout,
-        out_dir=out_dir,
-        method=method,
-        window_s=window_s,
-        report=not no_report,
-        qvel_weight=qvel_weight,
-        qvel_from_qpos=qvel_from_qpos,
-        smooth_qvel_wn=smooth_qvel_wn,
-        velocity_filter_wn=velocity_filter_wn,
-        prior_weight=prior_weight,
-        max_windows=max_windows,
-    )
-    res = run_calibrate(cfg)
+    out_dir = params["out_dir"]
+    res = run_calibrate(build(CalibrateCfg, params, model=model))
     if as_json:
         click.echo((out_dir / "result.json").read_text(), nl=False)
         return

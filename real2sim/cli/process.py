@@ -3,54 +3,42 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
-from real2sim.process import STAGES
+from real2sim.cli.options import Opt, options
+from real2sim.executor import ExecutorCfg
+from real2sim.pipeline.process import ProcessCfg
 
 
 @click.command("process")
 @click.argument("sessions", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "-o",
-    "--out",
-    "--output",
-    "output",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Output folder (with several sessions: one sub-folder per session).",
+@options(
+    ProcessCfg,
+    "out_dir",
+    "stages",
+    "workers",
+    out_dir=Opt(("-o", "--out", "--output"), required=True),
 )
-@click.option("--stages", default=",".join(STAGES), show_default=True, help="Comma list of stages to run.")
-@click.option("--workers", default=0, show_default=True, help="Worker processes (0 = one per core).")
-@click.option(
-    "--ray",
-    default=None,
-    metavar="ADDRESS",
-    help="Run sessions on Ray: 'local', 'auto' or a cluster address (extra real2sim[ray]).",
-)
-@click.option("--force", is_flag=True, help="Re-run stages whose inputs and options are unchanged.")
-def command(
-    sessions: tuple[Path, ...], output: Path, stages: str, workers: int, ray: str | None, force: bool
-) -> None:
-    """Reconstruct, export and calibrate from capture session folders; unchanged stages are reused."""
+@options(ExecutorCfg, "ray", ray=Opt(metavar="ADDRESS"))
+@options(ProcessCfg, "force")
+def command(sessions: tuple[Path, ...], out_dir: Path, ray: str | None, **params: Any) -> None:
+    """Reconstruct, export and calibrate from capture session folders; unchanged stages are reused.
+
+    With several sessions, OUT holds one sub-folder per session.
+    """
     from rich.console import Console
 
-    from real2sim.executor import ExecutorCfg
-    from real2sim.process import ProcessCfg, run_batch
-    from real2sim.session import load_session
+    from real2sim.pipeline.process import run_batch
+    from real2sim.pipeline.session import load_session
 
     names = [load_session(s).name for s in sessions] if len(sessions) > 1 else [""]
     cfgs = [
-        ProcessCfg(
-            session_dir=s,
-            out_dir=output / n if n else output,
-            stages=tuple(x.strip() for x in stages.split(",") if x.strip()),
-            workers=workers,
-            force=force,
-        )
+        ProcessCfg(session_dir=s, out_dir=out_dir / n if n else out_dir, **params)
         for s, n in zip(sessions, names, strict=True)
     ]
-    results = run_batch(cfgs, ExecutorCfg(workers=workers, ray=ray))
+    results = run_batch(cfgs, ExecutorCfg(workers=params["workers"], ray=ray))
     console = Console()
     for res in results:
         if len(results) > 1:

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import click
+
+from real2sim.cli.options import build, options
+from real2sim.export.config import ValidateCfg
 
 
 @click.command("validate")
 @click.argument("pkg_dir", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON instead of a table.")
+@options(ValidateCfg, *(f.name for f in fields(ValidateCfg)))
 @click.pass_context
-def command(ctx: click.Context, pkg_dir: Path, as_json: bool) -> None:
+def command(ctx: click.Context, pkg_dir: Path, as_json: bool, **params: Any) -> None:
     """Compile, load and step the package in PKG_DIR and report every check."""
     from real2sim.atomic import dumps_json
     from real2sim.export.validate import validate_package
 
-    checks = validate_package(pkg_dir)
+    checks = validate_package(pkg_dir, build(ValidateCfg, params))
     if as_json:
         click.echo(
             dumps_json(

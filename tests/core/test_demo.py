@@ -57,6 +57,16 @@ def test_process_reuses_finished_stages(demo_out, sample_data):
     assert {p: p.read_bytes() for p in (out / "package").rglob("*") if p.is_file()} == before
 
 
+def test_export_of_the_saved_scene_matches_the_in_memory_one(demo_out, sample_data):
+    """The demo's export got recon's Scene in memory; exporting the saved scene folder writes the same bytes."""
+    out, _ = demo_out
+    before = {p: p.read_bytes() for p in (out / "package").rglob("*") if p.is_file()}
+    args = ["-q", "process", str(sample_data), "-o", str(out), "--stages", "export", "--force"]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0, r.output
+    assert {p: p.read_bytes() for p in (out / "package").rglob("*") if p.is_file()} == before
+
+
 def test_process_bad_session_leaves_nothing(tmp_path):
     r = CliRunner().invoke(cli, ["process", str(tmp_path / "missing"), "-o", str(tmp_path / "out")])
     assert r.exit_code == 1 and "no such session folder" in r.output and not (tmp_path / "out").exists()

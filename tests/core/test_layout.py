@@ -63,3 +63,22 @@ def test_one_error_class_across_stages():
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_only_pipeline_and_cli_import_the_stages():
+    """Dependencies flow one way: core <- stages <- real2sim/pipeline <- real2sim/cli."""
+    import ast
+
+    stages = ("real2sim.recon", "real2sim.export", "real2sim.calibration")
+    bad = []
+    for f in sorted((ROOT / "real2sim").rglob("*.py")):
+        rel = f.relative_to(ROOT / "real2sim").parts
+        if rel[0] in ("pipeline", "cli"):
+            continue
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            if any(n == s or n.startswith(s + ".") for n in names for s in stages):
+                bad.append(f"{'/'.join(rel)}:{node.lineno}")
+    assert not bad, bad

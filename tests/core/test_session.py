@@ -1,7 +1,7 @@
 import pytest
 
 from real2sim.errors import InputError
-from real2sim.session import load_session
+from real2sim.pipeline.session import load_session
 
 
 def _touch(p, data=b"x"):

@@ -7,30 +7,35 @@ Layout of the output folder::
     OUT/calibration/  fitted robot parameters, calibrated model, report
     OUT/run.json      for each finished stage: the content hash of its inputs and options, and its summary
 
-A stage is skipped when its output exists and ``run.json`` records the same key (inputs' bytes + options +
-real2sim version). Every stage writes its folder atomically, so an interrupted run leaves no corrupt output.
+Stages hand each other typed values in memory (recon's ``Scene`` goes straight to ``export_scene``); the folders
+are how a stage is saved and resumed. A stage is skipped when its output exists and ``run.json`` records the same
+key (``cache.stage_key``). Every stage writes its folder atomically, so an interrupted run leaves no corrupt output.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from real2sim import __version__
-from real2sim.atomic import write_json
 from real2sim.errors import ConfigError, InputError
 from real2sim.executor import ExecutorCfg, run_map
-from real2sim.provenance import sha256_file
-from real2sim.session import Session, load_session
+from real2sim.pipeline.cache import RunRecord, hashed_options, stage_key
+from real2sim.pipeline.session import Session, load_session
+from real2sim.pipeline.summary import (
+    SUMMARY_TYPES,
+    CalibrationSummary,
+    PackageSummary,
+    SceneSummary,
+    StageSummary,
+)
+from real2sim.scene import Scene, load_scene, sanitize_name
 
 STAGES = ("recon", "export", "calibrate")
+S = TypeVar("S", SceneSummary, PackageSummary, CalibrationSummary)
 
 
 @dataclass(frozen=True)
@@ -66,7 +71,7 @@ class StageRun:
     output: Path
     seconds: float
     reused: bool
-    summary: dict[str, Any]
+    summary: StageSummary
 
 
 @dataclass(frozen=True)
@@ -82,71 +87,36 @@ class ProcessResult:
                 return s
         raise KeyError(f"stage {name!r} did not run; ran: {', '.join(s.name for s in self.stages)}")
 
-
-def _hash_paths(paths: list[Path]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for p in paths:
-        if p.is_dir():
-            for f in sorted(q for q in p.rglob("*") if q.is_file()):
-                out[str(f.relative_to(p.parent))] = sha256_file(f)
-        elif p.is_file():
-            out[p.name] = sha256_file(p)
-    return out
-
-
-def _key(stage: str, inputs: list[Path], options: dict[str, Any]) -> str:
-    blob = json.dumps(
-        {"stage": stage, "version": __version__, "inputs": _hash_paths(inputs), "options": options},
-        sort_keys=True,
-        default=str,
-    )
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def _options(cfg: Any) -> dict[str, Any]:
-    d = dataclasses.asdict(cfg)
-    for k in (
-        "out_dir",
-        "scene_dir",
-        "inputs",
-        "model",
-        "logs",
-        "holdout",
-        "map",
-        "poses",
-        "image_dir",
-        "known_distance",
-    ):
-        d.pop(k, None)  # paths are covered by the input hashes; the output path doesn't change results
-    return d
+    def summary(self, name: str, kind: type[S]) -> S | None:
+        """The typed summary of stage ``name`` if it ran, else None."""
+        for s in self.stages:
+            if s.name == name:
+                assert isinstance(s.summary, kind)
+                return s.summary
+        return None
 
 
 class _Runner:
     def __init__(self, cfg: ProcessCfg):
         self.cfg = cfg
         self.out = Path(cfg.out_dir).absolute()
-        self.record_path = self.out / "run.json"
-        self.record: dict[str, Any] = {"stages": {}}
-        if self.record_path.is_file():
-            try:
-                self.record = json.loads(self.record_path.read_text())
-            except json.JSONDecodeError:
-                self.record = {"stages": {}}
+        self.record = RunRecord(self.out / "run.json")
         self.runs: list[StageRun] = []
 
-    def run(self, name: str, output: Path, key: str, work: Callable[[], dict[str, Any]]) -> StageRun:
-        prev = self.record["stages"].get(name)
+    def run(self, name: str, output: Path, key: str, work: Callable[[], StageSummary]) -> None:
+        """Run ``work`` unless ``run.json`` says this stage finished with ``key`` and ``output`` exists."""
+        kind = SUMMARY_TYPES[name]
+        prev = None if self.cfg.force or not output.exists() else self.record.finished(name, key)
         t0 = time.perf_counter()
-        if not self.cfg.force and prev and prev.get("key") == key and output.exists():
-            run = StageRun(name, output, time.perf_counter() - t0, True, prev.get("summary", {}))
-        else:
-            summary = work()
-            run = StageRun(name, output, time.perf_counter() - t0, False, summary)
-            self.record["stages"][name] = {"key": key, "output": output.name, "summary": summary}
-            self.out.mkdir(parents=True, exist_ok=True)
-            write_json(self.record_path, self.record)
-        self.runs.append(run)
-        return run
+        if prev is not None:
+            try:
+                self.runs.append(StageRun(name, output, time.perf_counter() - t0, True, kind.from_json(prev)))
+                return
+            except (KeyError, TypeError):
+                pass  # a summary from an older real2sim: run the stage again
+        summary = work()
+        self.runs.append(StageRun(name, output, time.perf_counter() - t0, False, summary))
+        self.record.record(name, key, output, summary.to_json())
 
 
 def run_process(cfg: ProcessCfg) -> ProcessResult:
@@ -161,19 +131,20 @@ def run_process(cfg: ProcessCfg) -> ProcessResult:
     r = _Runner(cfg)
     notes: list[str] = []
     scene_dir = r.out / "scene"
+    scene: Scene | None = None
     if "recon" in cfg.stages:
         if session.lidar:
-            _recon_lidar(r, session, scene_dir)
+            scene = _recon_lidar(r, session, scene_dir)
         elif session.images is not None:
-            _recon_photos(r, session, scene_dir)
+            scene = _recon_photos(r, session, scene_dir)
         elif session.splats:
-            _recon_splat(r, session, scene_dir)
+            scene = _recon_splat(r, session, scene_dir)
         else:
             notes.append("recon: the session has no scans, photos or splats")
         if session.lidar and (session.images is not None or session.splats):
             notes.append("recon: scans used; photos/splats of the same scene are not fused yet")
     if "export" in cfg.stages and scene_dir.is_dir():
-        _export(r, session, scene_dir, r.out / "package")
+        _export(r, session, scene, scene_dir, r.out / "package")
     if "calibrate" in cfg.stages:
         if session.robot is not None:
             _calibrate(r, session, r.out / "calibration")
@@ -203,26 +174,21 @@ def run_batch(cfgs: list[ProcessCfg], executor: ExecutorCfg | None = None) -> li
     return run_map(_process_one, inner, executor or ExecutorCfg(), label="sessions")
 
 
-def _scene_summary(scene_dir: Path) -> dict[str, Any]:
-    from real2sim.scene import load_scene
+def _recon(r: _Runner, source: str, scene_dir: Path, key: str, recon: Callable[[], Any]) -> Scene | None:
+    """Run one recon stage; the ``Scene`` it built, or None when it was reused (or built none)."""
+    built: list[Scene | None] = [None]
 
-    scene = load_scene(scene_dir)
-    objs = []
-    for o in scene.objects:
-        ext = o.mesh.extents
-        objs.append(
-            {
-                "name": o.name,
-                "extent_m": [round(float(x), 4) for x in ext],
-                "volume_m3": float(o.mesh.volume),
-                "watertight": bool(o.mesh.is_watertight),
-                "position_m": [round(float(x), 4) for x in o.world_from_object[:3, 3]],
-            }
-        )
-    return {"objects": objs, "support": scene.support.kind}
+    def work() -> SceneSummary:
+        built[0] = recon().scene
+        if built[0] is None:  # e.g. photos that stopped after SfM: summarise what was written
+            built[0] = load_scene(scene_dir)
+        return SceneSummary.of(source, built[0])
+
+    r.run("recon", scene_dir, key, work)
+    return built[0]
 
 
-def _recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> None:
+def _recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
     from real2sim.recon.pointcloud import run_recon_pointcloud
     from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 
@@ -235,16 +201,11 @@ def _recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> None:
         density=s.density,
         friction=(s.friction, 0.005, 0.0001),
     )
-    key = _key("recon", [*s.lidar, *([s.lidar_poses] if s.lidar_poses else [])], _options(cfg))
-
-    def work() -> dict[str, Any]:
-        run_recon_pointcloud(cfg)
-        return {"source": "lidar", **_scene_summary(scene_dir)}
-
-    r.run("recon", scene_dir, key, work)
+    key = stage_key("recon", [*s.lidar, *([s.lidar_poses] if s.lidar_poses else [])], hashed_options(cfg))
+    return _recon(r, "lidar", scene_dir, key, lambda: run_recon_pointcloud(cfg))
 
 
-def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> None:
+def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
     from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
 
     assert s.images is not None
@@ -254,45 +215,32 @@ def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> None:
     if s.known_distance is not None:
         kw["known_distance"] = s.known_distance
     cfg = PhotosReconCfg(**kw)
-    key = _key(
-        "recon", [s.images] + ([s.known_distance] if s.known_distance is not None else []), _options(cfg)
-    )
-
-    def work() -> dict[str, Any]:
-        run_recon_photos(cfg)
-        return {"source": "photos", **_scene_summary(scene_dir)}
-
-    r.run("recon", scene_dir, key, work)
+    inputs = [s.images] + ([s.known_distance] if s.known_distance is not None else [])
+    key = stage_key("recon", inputs, hashed_options(cfg))
+    return _recon(r, "photos", scene_dir, key, lambda: run_recon_photos(cfg))
 
 
-def _recon_splat(r: _Runner, s: Session, scene_dir: Path) -> None:
+def _recon_splat(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
     from real2sim.recon.splat_recon import SplatReconCfg, run_recon_splat
 
     cfg = SplatReconCfg(input=s.splats[0], out_dir=scene_dir)
-    key = _key("recon", [s.splats[0]], _options(cfg))
-
-    def work() -> dict[str, Any]:
-        run_recon_splat(cfg)
-        return {"source": "splat", **_scene_summary(scene_dir)}
-
-    r.run("recon", scene_dir, key, work)
+    key = stage_key("recon", [s.splats[0]], hashed_options(cfg))
+    return _recon(r, "splat", scene_dir, key, lambda: run_recon_splat(cfg))
 
 
-def _export(r: _Runner, s: Session, scene_dir: Path, pkg_dir: Path) -> None:
+def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, pkg_dir: Path) -> None:
     from real2sim.export.config import ExportCfg
-    from real2sim.export.package import run_export
+    from real2sim.export.package import export_scene
 
-    cfg = ExportCfg(scene_dir=scene_dir, out_dir=pkg_dir, name=_model_name(s.name), workers=r.cfg.workers)
-    key = _key("export", [scene_dir], _options(cfg))
+    name = sanitize_name(s.name)
+    cfg = ExportCfg(scene_dir=scene_dir, out_dir=pkg_dir, name=name, workers=r.cfg.workers)
+    key = stage_key("export", [scene_dir], hashed_options(cfg))
 
-    def work() -> dict[str, Any]:
-        pkg = run_export(cfg)
-        return {
-            "mjcf": pkg.mjcf.name,
-            "scene_xml": pkg.scene_xml.name,
-            "urdf": pkg.urdf.name if pkg.urdf else None,
-            "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in pkg.checks],
-        }
+    def work() -> PackageSummary:
+        # the recon of this run hands its Scene over; a reused recon's scene is loaded from its folder
+        return PackageSummary.of(
+            export_scene(scene if scene is not None else load_scene(scene_dir), pkg_dir, cfg)
+        )
 
     r.run("export", pkg_dir, key, work)
 
@@ -313,32 +261,5 @@ def _calibrate(r: _Runner, s: Session, out: Path) -> None:
         out_dir=out,
         max_windows=r.cfg.calibration_max_windows,
     )
-    key = _key("calibrate", [rb.model, rb.map, *rb.logs, *rb.holdout], _options(cfg))
-
-    def work() -> dict[str, Any]:
-        res = run_calibrate(cfg)
-        return {
-            "parameters": {
-                p.name: {"value": float(v), "stderr": _finite_or_none(e)}
-                for p, v, e in zip(res.params, res.values, res.stderr, strict=True)
-            },
-            "cost": {"initial": float(res.cost_initial), "final": float(res.cost_final)},
-            "logs": {
-                lg.file: {"split": lg.split, "rmse_qpos": lg.rmse_qpos, "rmse_qvel": lg.rmse_qvel}
-                for lg in res.logs
-            },
-            "warnings": list(res.warnings),
-        }
-
-    r.run("calibrate", out, key, work)
-
-
-def _finite_or_none(x: float) -> float | None:
-    """JSON has no inf: an unidentifiable parameter's standard error is written as null."""
-    return float(x) if math.isfinite(x) else None
-
-
-def _model_name(name: str) -> str:
-    from real2sim.scene import sanitize_name
-
-    return sanitize_name(name)
+    key = stage_key("calibrate", [rb.model, rb.map, *rb.logs, *rb.holdout], hashed_options(cfg))
+    r.run("calibrate", out, key, lambda: CalibrationSummary.of(run_calibrate(cfg)))
