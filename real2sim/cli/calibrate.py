@@ -7,10 +7,8 @@ from typing import Any
 
 import click
 
-from real2sim.calibration.run import CalibrateCfg
+from real2sim.calibration.config import CalibrateCfg
 from real2sim.cli.options import Opt, build, options
-
-METHODS = ("windows", "inverse", "inverse+windows")  # the choices CalibrateCfg.validate accepts
 
 
 @click.command("calibrate")
@@ -35,7 +33,6 @@ METHODS = ("windows", "inverse", "inverse+windows")  # the choices CalibrateCfg.
     fit=Opt(multiple=True, required=True),
     holdout=Opt(multiple=True),
     out_dir=Opt(("-o", "--out"), required=True),
-    method=Opt(type=click.Choice(METHODS)),
     window_s=Opt(("--window",)),
     smooth_qvel_wn=Opt(("--smooth-qvel",)),
     velocity_filter_wn=Opt(("--velocity-filter",)),
@@ -48,7 +45,9 @@ def command(model: Path, as_json: bool, **params: Any) -> None:
     out_dir = params["out_dir"]
     res = run_calibrate(build(CalibrateCfg, params, model=model))
     if as_json:
-        click.echo((out_dir / "result.json").read_text(), nl=False)
+        from real2sim.atomic import dumps_json
+
+        click.echo(dumps_json(res.to_json()), nl=False)
         return
     for p, v, s in zip(res.params, res.values, res.stderr, strict=True):
         click.echo(f"{p.name:40s} {v:12.6g} ± {s:.3g}")

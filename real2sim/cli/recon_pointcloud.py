@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from real2sim.cli.options import Opt, build, options
-from real2sim.recon.pointcloud_cfg import UNITS, PointCloudReconCfg  # UNITS: the unit names it accepts
+from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 
 
 @click.command("pointcloud")
@@ -29,7 +29,6 @@ from real2sim.recon.pointcloud_cfg import UNITS, PointCloudReconCfg  # UNITS: th
     "symmetry_completion",
     "seed",
     out_dir=Opt(("-o", "--out"), required=True),
-    units=Opt(type=click.Choice(list(UNITS))),
     symmetry_completion=Opt(("--symmetry/--no-symmetry",)),
 )
 def command(files: tuple[Path, ...], **params: Any) -> None:

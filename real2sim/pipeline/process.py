@@ -246,7 +246,8 @@ def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, pkg_di
 
 
 def _calibrate(r: _Runner, s: Session, out: Path) -> None:
-    from real2sim.calibration.run import CalibrateCfg, run_calibrate
+    from real2sim.calibration.config import CalibrateCfg
+    from real2sim.calibration.run import run_calibrate
 
     rb = s.robot
     assert rb is not None
