@@ -17,7 +17,9 @@ class Trajectory:
     (N, nj) [rad/s or m/s] or None (then derived explicitly by a processing step, never silently);
     ``ctrl`` (N, na) for ``actuator_names`` (the model's actuator input, e.g. torque [N·m] for a motor);
     ``torque`` (N, nj) measured joint torque [N·m] when logged. ``object_poses`` maps a body name to (N, 7)
-    pos + wxyz quaternion. ``source`` names the file it came from.
+    pos + wxyz quaternion. ``source`` names the file it came from. ``enable`` (N, na) bool: whether each actuator
+    was powered (a servo's torque-enable flag; None = always on); ``constants`` holds per-log values from the log's
+    header (e.g. a servo's firmware gain ``kp``).
     """
 
     time: np.ndarray
@@ -29,6 +31,8 @@ class Trajectory:
     torque: np.ndarray | None = None
     object_poses: dict[str, np.ndarray] = field(default_factory=dict)
     source: str = ""
+    enable: np.ndarray | None = None
+    constants: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -63,6 +67,7 @@ class Trajectory:
             ("qvel", self.qvel, len(self.joint_names)),
             ("ctrl", self.ctrl, len(self.actuator_names)),
             ("torque", self.torque, len(self.joint_names)),
+            ("enable", self.enable, len(self.actuator_names)),
         ):
             if arr is None:
                 continue
