@@ -100,7 +100,7 @@ class Surface:
     a ray grazing an edge cannot flip the answer). Coordinates are taken relative to ``origin`` for float32."""
 
     def __init__(self, meshes: list[trimesh.Trimesh], origin: np.ndarray) -> None:
-        import open3d as o3d  # noqa: I001  (before coacd in any process; see decompose._import_coacd)
+        import open3d as o3d  # noqa: I001  (before coacd in any process; see collision.coacd.import_coacd)
 
         self._o3d, self.origin = o3d, origin
         self.scene = o3d.t.geometry.RaycastingScene()

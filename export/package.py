@@ -15,8 +15,8 @@ import numpy as np
 from real2sim.atomic import dumps_json, output_dir, write_text
 from real2sim.errors import ConfigError, StageError
 from real2sim.executor import ExecutorCfg, run_map
-from real2sim.export.config import ExportCfg
-from real2sim.export.decompose import coacd_threads
+from real2sim.export.collision.coacd import coacd_threads
+from real2sim.export.config import ExportCfg, collision_options
 from real2sim.export.objio import obj_text
 from real2sim.export.prepare import ObjectJob, PlacedObject, PreparedObject, lowest_z, prepare_object
 from real2sim.meshio import mesh_to_ply_bytes
@@ -24,6 +24,7 @@ from real2sim.progress import step
 from real2sim.provenance import sha256_bytes, tool_versions
 from real2sim.results import SimPackage
 from real2sim.scene import Scene, load_scene, sanitize_name
+from real2sim.transforms import pose_matrix
 
 log = logging.getLogger(__name__)
 
@@ -116,11 +117,7 @@ def _presettle(
             out.append(o)
             continue
         b = bodies[o.name]
-        pose = np.eye(4)
-        mat = np.zeros(9)
-        mujoco.mju_quat2Mat(mat, data.xquat[b])
-        pose[:3, :3], pose[:3, 3] = mat.reshape(3, 3), data.xpos[b]
-        pose = np.round(pose, 9) + 0.0
+        pose = np.round(pose_matrix(data.xpos[b], data.xquat[b]), 9) + 0.0
         moved = float(np.linalg.norm(pose[:3, 3] - o.world_from_object[:3, 3]))
         if moved > SETTLE_LIMIT:
             log.warning(
@@ -201,7 +198,7 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
     options = {
         "name": name,
         "formats": ",".join(cfg.formats),
-        **cfg.decomposition_options(),
+        **collision_options(cfg),
         "visual_faces": cfg.visual_faces,
         "timestep": cfg.timestep,
     }

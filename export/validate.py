@@ -9,9 +9,11 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.errors import InputError
+from real2sim.export.collision.primitives import SIZE_COUNT, Primitive, kind_of_geom
 from real2sim.export.config import ValidateCfg
 from real2sim.export.inertia import inertia_problems
 from real2sim.results import Check
+from real2sim.transforms import pose_matrix
 
 
 def read_manifest(pkg_dir: Path) -> dict:
@@ -30,16 +32,11 @@ def _body_geoms(model, body: int, group: int) -> list[int]:
 
 def _geom_mesh(model, g: int):
     """The geom as a triangle mesh in its body's frame."""
-    import mujoco
     import trimesh
 
-    from real2sim.export.primitives import Primitive
-
-    t = np.eye(4)
-    t[:3, :3] = np.asarray(trimesh.transformations.quaternion_matrix(model.geom_quat[g])[:3, :3])
-    t[:3, 3] = model.geom_pos[g]
-    typ = int(model.geom_type[g])
-    if typ == int(mujoco.mjtGeom.mjGEOM_MESH):
+    t = pose_matrix(model.geom_pos[g], model.geom_quat[g])
+    kind = kind_of_geom(model.geom_type[g])
+    if kind is None:  # a mesh
         m = model.geom_dataid[g]
         v0, nv = model.mesh_vertadr[m], model.mesh_vertnum[m]
         f0, nf = model.mesh_faceadr[m], model.mesh_facenum[m]
@@ -48,13 +45,7 @@ def _geom_mesh(model, g: int):
         )
         mesh.apply_transform(t)
         return mesh
-    kind = {
-        int(mujoco.mjtGeom.mjGEOM_BOX): "box",
-        int(mujoco.mjtGeom.mjGEOM_SPHERE): "sphere",
-        int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder",
-        int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule",
-    }[typ]
-    n = {"box": 3, "sphere": 1, "cylinder": 2, "capsule": 2}[kind]
+    n = SIZE_COUNT[kind]
     return Primitive(
         kind, model.geom_pos[g].copy(), model.geom_quat[g].copy(), model.geom_size[g][:n].copy(), 0.0
     ).to_mesh()
