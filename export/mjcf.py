@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 
@@ -132,12 +133,20 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
     return spec
 
 
-def model_xml(name: str, objects: list[PlacedObject], support: Support, cfg: ExportCfg, folder) -> str:
-    """The model XML; ``folder`` holds ``assets/`` already (the model is compiled once to catch errors)."""
+def model_xml(name: str, objects: list[PlacedObject], support: Support, cfg: ExportCfg, folder: Path) -> str:
+    """The model XML (``<name>.xml``); ``folder`` holds ``assets/`` already (``to_xml`` compiles the spec: it fails
+    there, with MuJoCo's message, on anything invalid)."""
     spec = build_model(name, objects, support, cfg)
     spec.modelfiledir = str(folder)
-    spec.compile()  # fails here, with MuJoCo's message, on anything invalid
     return spec.to_xml()
+
+
+def compile_scene(folder: Path):
+    """The compiled ``MjModel`` of ``folder/scene.xml`` (with the model it includes and ``assets/``); raises
+    MuJoCo's ``ValueError`` on anything invalid."""
+    import mujoco
+
+    return mujoco.MjModel.from_xml_path(str(Path(folder) / "scene.xml"))
 
 
 def scene_xml(name: str, support: Support, objects: list[PlacedObject]) -> str:

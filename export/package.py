@@ -12,11 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
-from real2sim.atomic import dumps_json, output_dir, write_text
+from real2sim.atomic import output_dir, write_text
 from real2sim.errors import ConfigError, StageError
 from real2sim.executor import ExecutorCfg, run_map
 from real2sim.export.collision.coacd import coacd_threads
 from real2sim.export.config import ExportCfg, collision_options
+from real2sim.export.manifest import MANIFEST_FILE, ManifestObject, PackageManifest
 from real2sim.export.objio import obj_text
 from real2sim.export.prepare import ObjectJob, PlacedObject, PreparedObject, lowest_z, prepare_object
 from real2sim.meshio import mesh_to_ply_bytes
@@ -156,9 +157,36 @@ def _write_assets(folder: Path, placed: list[PlacedObject]) -> None:
             write_text(folder / "assets" / f, obj_text(m.vertices, m.faces, None, f"{o.name} collision"))
 
 
+def _manifest(
+    name: str, placed: list[PlacedObject], inputs: dict[str, str], cfg: ExportCfg
+) -> PackageManifest:
+    """The package's manifest: its objects, the inputs' hashes, tool versions and the options that shaped it."""
+    objects = tuple(
+        ManifestObject(
+            p.name,
+            p.label,
+            p.role,
+            p.obj.mass.mass,
+            c.primitive.kind if (c := p.obj.collision).primitive is not None else f"{len(c.hulls)} hulls",
+            tuple(p.obj.warnings),
+        )
+        for p in placed
+    )
+    options = {
+        "name": name,
+        "formats": ",".join(cfg.formats),
+        **collision_options(cfg),
+        "visual_faces": cfg.visual_faces,
+        "timestep": cfg.timestep,
+    }
+    return PackageManifest(
+        name, cfg.max_hulls, cfg.max_hull_vertices, objects, "urdf" in cfg.formats, inputs, _tools(), options
+    )
+
+
 def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None) -> SimPackage:
     """Write the package for ``scene`` to ``out_dir``; raises ``StageError`` (and writes nothing) if a check fails."""
-    from real2sim.export.mjcf import model_xml, scene_xml
+    from real2sim.export.mjcf import compile_scene, model_xml, scene_xml
     from real2sim.export.report import readme_md, report_html
     from real2sim.export.urdf import urdf_xml
     from real2sim.export.validate import validate_package
@@ -194,63 +222,31 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
     inputs = dict(scene.provenance.inputs)
     for j in jobs:
         inputs[f"mesh of {j.label}"] = sha256_bytes(mesh_to_ply_bytes(j.mesh))
-    tools = _tools()
-    options = {
-        "name": name,
-        "formats": ",".join(cfg.formats),
-        **collision_options(cfg),
-        "visual_faces": cfg.visual_faces,
-        "timestep": cfg.timestep,
-    }
-    info = {
-        "urdf": "urdf" in cfg.formats,
-        "inputs": inputs,
-        "tools": tools,
-        "options": options,
-        "objects": [
-            {
-                "name": p.name,
-                "label": p.label,
-                "role": p.role,
-                "mass": p.obj.mass.mass,
-                "collision": (
-                    p.obj.collision.primitive.kind
-                    if p.obj.collision.primitive is not None
-                    else f"{len(p.obj.collision.hulls)} hulls"
-                ),
-                "warnings": list(p.obj.warnings),
-            }
-            for p in placed
-        ],
-    }
-    manifest = {
-        "name": name,
-        "budget": {"max_hulls": cfg.max_hulls, "max_hull_vertices": cfg.max_hull_vertices},
-        "objects": [{"name": p.name, "label": p.label, "role": p.role} for p in placed],
-    }
+    manifest = _manifest(name, placed, inputs, cfg)
     vcfg = replace(cfg.validate_cfg, max_hulls=cfg.max_hulls, max_hull_vertices=cfg.max_hull_vertices)
     with output_dir(out_dir) as tmp:
         with _timed("write assets"):
             _write_assets(tmp, placed)
-            write_text(tmp / "export.json", dumps_json(manifest))
+            write_text(tmp / MANIFEST_FILE, manifest.to_json())
         with step("writing MJCF"):
             with _timed("settle"):
                 placed = _presettle(tmp, name, placed, scene.support, cfg)
             with _timed("write models"):
                 write_text(tmp / f"{name}.xml", model_xml(name, placed, scene.support, cfg, tmp))
                 write_text(tmp / "scene.xml", scene_xml(name, scene.support, placed))
+                model = compile_scene(tmp)
                 if "urdf" in cfg.formats:
                     write_text(tmp / f"{name}.urdf", urdf_xml(name, placed, scene.support))
         with step("validating"), _timed("validate"):
-            checks = validate_package(tmp, vcfg)
+            checks = validate_package(tmp, vcfg, manifest, model)
         renders: list[str] = []
         if cfg.render:
             from real2sim.export.render import render_objects
 
             with step("rendering"), _timed("render"):
                 renders = render_objects(tmp, placed)
-        write_text(tmp / "README.md", readme_md(name, info, checks))
-        write_text(tmp / "report.html", report_html(name, info, checks, renders))
+        write_text(tmp / "README.md", readme_md(manifest, checks))
+        write_text(tmp / "report.html", report_html(manifest, checks, renders))
         failed = [c for c in checks if not c.passed]
         if failed:
             raise StageError(

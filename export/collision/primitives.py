@@ -12,7 +12,7 @@ from typing import Literal
 import numpy as np
 import trimesh
 
-from real2sim.transforms import matrix_to_quat, pose_matrix
+from real2sim.transforms import matrix_to_quat
 
 PrimitiveKind = Literal["box", "sphere", "cylinder", "capsule"]
 SIZE_COUNT: dict[PrimitiveKind, int] = {"box": 3, "sphere": 1, "cylinder": 2, "capsule": 2}
@@ -56,7 +56,11 @@ class Primitive:
             )  # sagitta 1e-4 r
         else:
             m = trimesh.creation.capsule(radius=self.size[0], height=2 * self.size[1], count=[24, 24])
-        m.apply_transform(pose_matrix(self.pos, self.quat))
+        t = trimesh.transformations.quaternion_matrix(
+            self.quat
+        )  # not transforms.pose_matrix: last bits differ
+        t[:3, 3] = self.pos
+        m.apply_transform(t)
         return m
 
 
