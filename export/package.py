@@ -40,7 +40,7 @@ def _timed(stage: str) -> Iterator[None]:
 
 @functools.cache
 def _tools() -> dict[str, str]:
-    """Versions of the tools that shaped the package (looked up once per process: 0.05 s of metadata parsing)."""
+    """Versions of the tools that shaped the package (looked up once per process)."""
     return tool_versions() | tool_versions(("pymeshfix", "yourdfpy"))
 
 

@@ -14,6 +14,7 @@ from real2sim.export.config import ExportCfg
 from real2sim.export.inertia import MassProperties, mass_properties
 from real2sim.export.repair import repair_mesh
 from real2sim.export.visual import mean_rgba, visual_mesh
+from real2sim.scene import Role
 from real2sim.transforms import quat_to_matrix
 
 
@@ -88,7 +89,7 @@ class PlacedObject:
 
     obj: PreparedObject
     label: str
-    role: str
+    role: Role
     friction: tuple[float, float, float]
     world_from_object: np.ndarray
 
