@@ -33,14 +33,26 @@ def code_version() -> str:
     return h.hexdigest()
 
 
-def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
-    """sha256 of the mesh (vertices, faces), ``collision_options(cfg)``, the CoACD version and ``code_version()``."""
+LIBRARIES = ("coacd", "manifold3d", "open3d", "scipy", "trimesh")
+"""Libraries whose versions are part of the key: CoACD cuts, manifold3d splits, Open3D measures and decimates, Qhull
+(scipy) builds the hulls, trimesh samples and fits primitives."""
+
+
+@functools.cache
+def library_versions() -> dict[str, str]:
+    """Installed versions of ``LIBRARIES`` (looked up once per process)."""
     from importlib.metadata import version
 
+    return {name: version(name) for name in LIBRARIES}
+
+
+def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
+    """sha256 of the mesh (vertices, faces), ``collision_options(cfg)``, ``library_versions()`` and
+    ``code_version()``."""
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(mesh.vertices, dtype="<f8").tobytes())
     h.update(np.ascontiguousarray(mesh.faces, dtype="<i8").tobytes())
-    opts = dict(collision_options(cfg), coacd=version("coacd"), code=code_version())
+    opts = dict(collision_options(cfg), libraries=library_versions(), code=code_version())
     h.update(json.dumps(opts, sort_keys=True).encode())
     return h.hexdigest()
 
