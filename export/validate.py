@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,6 +14,9 @@ from real2sim.export.config import ValidateCfg
 from real2sim.export.inertia import inertia_problems
 from real2sim.export.manifest import PackageManifest
 from real2sim.results import Check
+
+if TYPE_CHECKING:
+    import mujoco
 
 
 def _body_geoms(model, body: int, group: int) -> list[int]:
@@ -131,7 +135,10 @@ def _static_checks(
 
 
 def validate_package(
-    pkg_dir: str | Path, cfg: ValidateCfg | None = None, manifest: PackageManifest | None = None, model=None
+    pkg_dir: str | Path,
+    cfg: ValidateCfg | None = None,
+    manifest: PackageManifest | None = None,
+    model: mujoco.MjModel | None = None,
 ) -> tuple[Check, ...]:
     """All checks of a package folder (see ``ValidateCfg``); a package is good when every check passed. ``manifest``
     (None: read from the folder's ``export.json``) and ``model`` (the compiled ``scene.xml``; None: compiled here)
