@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from types import MappingProxyType
 from typing import Literal
 
 from real2sim.errors import ConfigError
 
 Format = Literal["mjcf", "urdf"]
 FORMATS: tuple[Format, ...] = ("mjcf", "urdf")
-COLLISION = {"collision": True}
+COLLISION = MappingProxyType({"collision": True})
 """Field metadata of the ``ExportCfg`` options that shape collision geometry (``collision_options``)."""
 
 
