@@ -74,9 +74,9 @@ ASCENT_POINTS = 256
 
 def _ascend(p: np.ndarray, tri: np.ndarray, surf: Surface, keep, steps: int = 12) -> np.ndarray:
     """Distances [m] of the bulge samples ``p`` (on triangles ``tri``) moved, each within its triangle, to where the
-    mesh is farthest nearby: a sample grid misses the narrow peak of a bulge (the maximum over 20,000 samples of the
-    bunny's hulls rose from 4.9 to 5.7 mm at 300,000), projected gradient ascent of the distance finds it. A move is
-    kept only if it stays on the union's outer boundary outside the mesh (``keep``) and the distance grows."""
+    mesh is farthest nearby: a sample grid misses the narrow peak of a bulge, projected gradient ascent of the
+    distance finds it. A move is kept only if it stays on the union's outer boundary outside the mesh (``keep``) and
+    the distance grows."""
     p = p.copy()
     d = surf.distance(p)
     n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
@@ -95,12 +95,12 @@ def _ascend(p: np.ndarray, tri: np.ndarray, surf: Surface, keep, steps: int = 12
 
 
 class Surface:
-    """Exact point queries against triangles (Open3D ray-casting scene, BVH in C++; 5x faster than trimesh's
-    ``closest_point`` + ``contains``): unsigned distance to the surface, and inside (ray parity, 3 rays voting, so
-    a ray grazing an edge cannot flip the answer). Coordinates are taken relative to ``origin`` for float32."""
+    """Exact point queries against triangles (Open3D ray-casting scene, BVH in C++): unsigned distance to the
+    surface, and inside (ray parity, 3 rays voting, so a ray grazing an edge cannot flip the answer). Coordinates are
+    taken relative to ``origin`` for float32."""
 
     def __init__(self, meshes: list[trimesh.Trimesh], origin: np.ndarray) -> None:
-        import open3d as o3d  # noqa: I001  (before coacd in any process; see decompose._import_coacd)
+        import open3d as o3d  # noqa: I001  (before coacd in any process; see collision.coacd.import_coacd)
 
         self._o3d, self.origin = o3d, origin
         self.scene = o3d.t.geometry.RaycastingScene()

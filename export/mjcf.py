@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 
+from real2sim.export.collision.primitives import mj_geom_type
 from real2sim.export.config import ExportCfg
 from real2sim.export.prepare import PlacedObject
 from real2sim.scene import Support
+from real2sim.transforms import matrix_to_quat
 
 FLOOR_BELOW_PLANE = 0.75
 """Height [m] of a plane support (a table top) above the floor added by ``scene.xml``."""
 SLAB = 0.04
 """Thickness [m] of the static slab that stands for a plane support."""
-
-
-def _quat(r: np.ndarray) -> list[float]:
-    from scipy.spatial.transform import Rotation
-
-    x, y, z, w = Rotation.from_matrix(r).as_quat()
-    q = np.array([w, x, y, z])
-    return (q if q[0] >= 0 else -q).tolist()
 
 
 def _r(x, nd: int = 9) -> list[float]:
@@ -32,7 +27,7 @@ def support_box(support: Support, objects: list[PlacedObject]) -> tuple[np.ndarr
     """(centre, wxyz quaternion, half-extents) of the static support slab."""
     if support.kind == "box" and support.world_from_support is not None and support.size is not None:
         t = np.asarray(support.world_from_support)
-        return t[:3, 3].copy(), np.array(_quat(t[:3, :3])), np.asarray(support.size, dtype=float) / 2
+        return t[:3, 3].copy(), matrix_to_quat(t[:3, :3]), np.asarray(support.size, dtype=float) / 2
     top = support.top_height()
     if support.size is not None and len(support.size) >= 2:
         cx, cy = support.point[0], support.point[1]
@@ -94,11 +89,11 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
         body = spec.worldbody.add_body()
         body.name = n
         t = o.world_from_object
-        body.pos, body.quat = _r(t[:3, 3]), _r(_quat(t[:3, :3]))
+        body.pos, body.quat = _r(t[:3, 3]), _r(matrix_to_quat(t[:3, :3]))
         if o.role == "dynamic":
             j = body.add_freejoint()
             j.name = f"{n}_free"
-            qpos += _r(t[:3, 3]) + _r(_quat(t[:3, :3]))
+            qpos += _r(t[:3, 3]) + _r(matrix_to_quat(t[:3, :3]))
         mp = o.obj.mass
         body.explicitinertial = True
         body.mass = round(mp.mass, 12)
@@ -113,12 +108,7 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
         if prim is not None:
             cg = body.add_geom(col)
             cg.name = f"{n}_collision_0"
-            cg.type = {
-                "box": mujoco.mjtGeom.mjGEOM_BOX,
-                "sphere": mujoco.mjtGeom.mjGEOM_SPHERE,
-                "cylinder": mujoco.mjtGeom.mjGEOM_CYLINDER,
-                "capsule": mujoco.mjtGeom.mjGEOM_CAPSULE,
-            }[prim.kind]
+            cg.type = mj_geom_type(prim.kind)
             cg.pos, cg.quat = _r(prim.pos), _r(prim.quat)
             cg.size = _r(np.concatenate([prim.size, np.zeros(3 - len(prim.size))]))
             cg.friction = list(o.friction)
@@ -143,12 +133,20 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
     return spec
 
 
-def model_xml(name: str, objects: list[PlacedObject], support: Support, cfg: ExportCfg, folder) -> str:
-    """The model XML; ``folder`` holds ``assets/`` already (the model is compiled once to catch errors)."""
+def model_xml(name: str, objects: list[PlacedObject], support: Support, cfg: ExportCfg, folder: Path) -> str:
+    """The model XML (``<name>.xml``); ``folder`` holds ``assets/`` already (``to_xml`` compiles the spec: it fails
+    there, with MuJoCo's message, on anything invalid)."""
     spec = build_model(name, objects, support, cfg)
     spec.modelfiledir = str(folder)
-    spec.compile()  # fails here, with MuJoCo's message, on anything invalid
     return spec.to_xml()
+
+
+def compile_scene(folder: Path):
+    """The compiled ``MjModel`` of ``folder/scene.xml`` (with the model it includes and ``assets/``); raises
+    MuJoCo's ``ValueError`` on anything invalid."""
+    import mujoco
+
+    return mujoco.MjModel.from_xml_path(str(Path(folder) / "scene.xml"))
 
 
 def scene_xml(name: str, support: Support, objects: list[PlacedObject]) -> str:

@@ -13,8 +13,8 @@ def obj_text(
 ) -> str:
     """OBJ text of a triangle mesh; ``colors`` (N,3|4) uint8 are written as 0-1 floats after the position.
 
-    Formatted with one ``%`` over all numbers (a per-number ``str.format`` loop took 0.2 s for a 20k-face mesh);
-    ``+ 0.0`` turns ``-0.0`` into ``0.0`` so the text does not depend on the sign of zero."""
+    Formatted with one ``%`` over all numbers (faster than a per-number ``str.format`` loop); ``+ 0.0`` turns
+    ``-0.0`` into ``0.0`` so the text does not depend on the sign of zero."""
     v = np.asarray(vertices, dtype=np.float64) + 0.0
     f = np.asarray(faces, dtype=np.int64) + 1
     head = f"# {header}\n" if header else ""

@@ -8,11 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 import trimesh
 
+from real2sim.export.collision.geometry import collision_geometry
+from real2sim.export.collision.shape import Collision
 from real2sim.export.config import ExportCfg
-from real2sim.export.decompose import Collision, collision_geometry
 from real2sim.export.inertia import MassProperties, mass_properties
 from real2sim.export.repair import repair_mesh
 from real2sim.export.visual import mean_rgba, visual_mesh
+from real2sim.scene import Role
+from real2sim.transforms import quat_to_matrix
 
 
 @dataclass(frozen=True)
@@ -68,10 +71,7 @@ def lowest_z(obj: PreparedObject, world_from_object: np.ndarray) -> float:
     p = obj.collision.primitive
     if p is None:
         return float(min((v @ r.T + t)[:, 2].min() for v, _ in obj.collision.hulls))
-    from scipy.spatial.transform import Rotation
-
-    w, x, y, z = p.quat
-    rp = r @ Rotation.from_quat([x, y, z, w]).as_matrix()
+    rp = r @ quat_to_matrix(p.quat)
     c = r @ p.pos + t
     if p.kind == "box":
         return float(c[2] - np.abs(rp[2, :]) @ p.size)
@@ -89,7 +89,7 @@ class PlacedObject:
 
     obj: PreparedObject
     label: str
-    role: str
+    role: Role
     friction: tuple[float, float, float]
     world_from_object: np.ndarray
 

@@ -15,15 +15,12 @@ from real2sim.export.prepare import PlacedObject
 log = logging.getLogger(__name__)
 WIDTH, HEIGHT = 640, 320
 OFFSAMPLES = 0
-"""Multisample anti-aliasing samples of the offscreen buffer. MuJoCo's default 4 quadruples the work of a software
-(llvmpipe) EGL renderer, which is what a headless machine has; a preview does not need it."""
+"""Multisample anti-aliasing samples of the offscreen buffer (none: a preview does not need it)."""
 SHADOW_SIZE = 64
-"""Shadow-map texture size. Only the headlight lights these renders and it casts no shadow, but MuJoCo allocates the
-map anyway: the default 4096^2 took about 0.1 s of context set-up per object in software."""
+"""Shadow-map texture size (small: only the headlight lights these renders and it casts no shadow)."""
 
 MAX_GEOM_EXTRA = 16
-"""Scene geoms allotted beyond the model's own (decorations; these renders draw none). ``mujoco.Renderer``'s default
-of 10,000 allocates and clears a 10,000-geom scene per object: 27 ms of a 45 ms render of one cylinder."""
+"""Scene geoms allotted beyond the model's own (decorations; these renders draw none)."""
 
 
 def _add_mesh(spec, name: str, vertices: np.ndarray, faces: np.ndarray) -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import html
-from typing import Any
 
+from real2sim.export.manifest import PackageManifest
 from real2sim.results import Check
 
 STEPS = (
@@ -20,7 +20,8 @@ STEPS = (
 )
 
 
-def readme_md(name: str, info: dict[str, Any], checks: tuple[Check, ...]) -> str:
+def readme_md(info: PackageManifest, checks: tuple[Check, ...]) -> str:
+    name = info.name
     lines = [
         f"# {name}",
         "",
@@ -29,7 +30,7 @@ def readme_md(name: str, info: dict[str, Any], checks: tuple[Check, ...]) -> str
         f"- `scene.xml`: load this in MuJoCo (includes `{name}.xml`, adds floor and light)",
         f"- `{name}.xml`: the model only",
     ]
-    if info.get("urdf"):
+    if info.urdf:
         lines.append(
             f"- `{name}.urdf`: the same objects for other engines (mesh paths relative to this folder)"
         )
@@ -42,7 +43,7 @@ def readme_md(name: str, info: dict[str, Any], checks: tuple[Check, ...]) -> str
         "| file | sha256 |",
         "|---|---|",
     ]
-    lines += [f"| `{k}` | `{v}` |" for k, v in info["inputs"].items()]
+    lines += [f"| `{k}` | `{v}` |" for k, v in info.inputs.items()]
     lines += [
         "",
         "## Objects",
@@ -50,39 +51,39 @@ def readme_md(name: str, info: dict[str, Any], checks: tuple[Check, ...]) -> str
         "| body | source name | role | mass [kg] | collision | warnings |",
         "|---|---|---|---|---|---|",
     ]
-    for o in info["objects"]:
+    for o in info.objects:
         lines.append(
-            f"| `{o['name']}` | {o['label']} | {o['role']} | {o['mass']:.6g} | {o['collision']} | "
-            f"{'; '.join(o['warnings']) or '-'} |"
+            f"| `{o.name}` | {o.label} | {o.role} | {o.mass:.6g} | {o.collision} | {'; '.join(o.warnings) or '-'} |"
         )
     lines += ["", "## Steps", ""] + [f"{i + 1}. {s}" for i, s in enumerate(STEPS)]
     lines += ["", "## Options", "", "| option | value |", "|---|---|"]
-    lines += [f"| {k} | `{v}` |" for k, v in info["options"].items()]
+    lines += [f"| {k} | `{v}` |" for k, v in info.options.items()]
     lines += ["", "## Tool versions", "", "| tool | version |", "|---|---|"]
-    lines += [f"| {k} | {v} |" for k, v in info["tools"].items()]
+    lines += [f"| {k} | {v} |" for k, v in info.tools.items()]
     lines += ["", "## Checks", "", "| check | result | detail |", "|---|---|---|"]
     lines += [f"| {c.name} | {'pass' if c.passed else 'FAIL'} | {c.detail} |" for c in checks]
     return "\n".join(lines) + "\n"
 
 
-def report_html(name: str, info: dict[str, Any], checks: tuple[Check, ...], renders: list[str]) -> str:
+def report_html(info: PackageManifest, checks: tuple[Check, ...], renders: list[str]) -> str:
     e = html.escape
+    name = info.name
     rows = "".join(
         f"<tr class='{'ok' if c.passed else 'bad'}'><td>{e(c.name)}</td><td>{'pass' if c.passed else 'FAIL'}</td>"
         f"<td>{e(c.detail)}</td></tr>"
         for c in checks
     )
     objs = "".join(
-        f"<tr><td>{e(o['name'])}</td><td>{e(o['label'])}</td><td>{e(o['role'])}</td><td>{o['mass']:.6g}</td>"
-        f"<td>{e(o['collision'])}</td></tr>"
-        for o in info["objects"]
+        f"<tr><td>{e(o.name)}</td><td>{e(o.label)}</td><td>{e(o.role)}</td><td>{o.mass:.6g}</td>"
+        f"<td>{e(o.collision)}</td></tr>"
+        for o in info.objects
     )
     imgs = "".join(
         f"<figure><img src='{e(r)}' width='480'><figcaption>{e(r)}</figcaption></figure>" for r in renders
     )
-    opts = "".join(f"<tr><td>{e(str(k))}</td><td>{e(str(v))}</td></tr>" for k, v in info["options"].items())
-    ins = "".join(f"<tr><td>{e(k)}</td><td><code>{e(v)}</code></td></tr>" for k, v in info["inputs"].items())
-    tools = "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in info["tools"].items())
+    opts = "".join(f"<tr><td>{e(str(k))}</td><td>{e(str(v))}</td></tr>" for k, v in info.options.items())
+    ins = "".join(f"<tr><td>{e(k)}</td><td><code>{e(v)}</code></td></tr>" for k, v in info.inputs.items())
+    tools = "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in info.tools.items())
     return (
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>"
         + e(name)

@@ -9,6 +9,7 @@ import numpy as np
 from real2sim.export.mjcf import support_box
 from real2sim.export.prepare import PlacedObject
 from real2sim.scene import Support
+from real2sim.transforms import quat_to_matrix
 
 
 def _f(x) -> str:
@@ -29,13 +30,6 @@ def _origin(parent: ET.Element, pos, r: np.ndarray) -> None:
     ET.SubElement(parent, "origin", {"xyz": _f(pos), "rpy": _f(_rpy(r))})
 
 
-def _quat_matrix(q: np.ndarray) -> np.ndarray:
-    from scipy.spatial.transform import Rotation
-
-    w, x, y, z = q
-    return Rotation.from_quat([x, y, z, w]).as_matrix()
-
-
 def urdf_xml(name: str, objects: list[PlacedObject], support: Support) -> str:
     robot = ET.Element("robot", {"name": name})
     mj = ET.SubElement(robot, "mujoco")  # MuJoCo's URDF extension: keep the assets/ folder in mesh paths
@@ -45,7 +39,7 @@ def urdf_xml(name: str, objects: list[PlacedObject], support: Support) -> str:
     sup = ET.SubElement(robot, "link", {"name": "support"})
     for tag in ("visual", "collision"):
         e = ET.SubElement(sup, tag)
-        _origin(e, c, _quat_matrix(q))
+        _origin(e, c, quat_to_matrix(q))
         ET.SubElement(ET.SubElement(e, "geometry"), "box", {"size": _f(2 * h)})
     j = ET.SubElement(robot, "joint", {"name": "support_fixed", "type": "fixed"})
     ET.SubElement(j, "parent", {"link": "world"})
@@ -78,7 +72,7 @@ def urdf_xml(name: str, objects: list[PlacedObject], support: Support) -> str:
         prim = o.obj.collision.primitive
         if prim is not None and prim.kind != "capsule":
             colx = ET.SubElement(link, "collision", {"name": f"{n}_collision_0"})
-            _origin(colx, prim.pos, _quat_matrix(prim.quat))
+            _origin(colx, prim.pos, quat_to_matrix(prim.quat))
             geo = ET.SubElement(colx, "geometry")
             if prim.kind == "box":
                 ET.SubElement(geo, "box", {"size": _f(2 * prim.size)})

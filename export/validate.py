@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from real2sim.errors import InputError
+from real2sim.export.collision.primitives import SIZE_COUNT, Primitive, kind_of_geom
 from real2sim.export.config import ValidateCfg
 from real2sim.export.inertia import inertia_problems
+from real2sim.export.manifest import PackageManifest
 from real2sim.results import Check
 
-
-def read_manifest(pkg_dir: Path) -> dict:
-    p = pkg_dir / "export.json"
-    if not p.is_file():
-        raise InputError(p, "not found: not a real2sim package (made by `real2sim export`)")
-    try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(p, f"malformed JSON ({exc})") from None
+if TYPE_CHECKING:
+    import mujoco
 
 
 def _body_geoms(model, body: int, group: int) -> list[int]:
@@ -30,16 +25,14 @@ def _body_geoms(model, body: int, group: int) -> list[int]:
 
 def _geom_mesh(model, g: int):
     """The geom as a triangle mesh in its body's frame."""
-    import mujoco
     import trimesh
 
-    from real2sim.export.primitives import Primitive
-
-    t = np.eye(4)
-    t[:3, :3] = np.asarray(trimesh.transformations.quaternion_matrix(model.geom_quat[g])[:3, :3])
+    t = trimesh.transformations.quaternion_matrix(
+        model.geom_quat[g]
+    )  # not transforms.pose_matrix: last bits differ
     t[:3, 3] = model.geom_pos[g]
-    typ = int(model.geom_type[g])
-    if typ == int(mujoco.mjtGeom.mjGEOM_MESH):
+    kind = kind_of_geom(model.geom_type[g])
+    if kind is None:  # a mesh
         m = model.geom_dataid[g]
         v0, nv = model.mesh_vertadr[m], model.mesh_vertnum[m]
         f0, nf = model.mesh_faceadr[m], model.mesh_facenum[m]
@@ -48,13 +41,7 @@ def _geom_mesh(model, g: int):
         )
         mesh.apply_transform(t)
         return mesh
-    kind = {
-        int(mujoco.mjtGeom.mjGEOM_BOX): "box",
-        int(mujoco.mjtGeom.mjGEOM_SPHERE): "sphere",
-        int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder",
-        int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule",
-    }[typ]
-    n = {"box": 3, "sphere": 1, "cylinder": 2, "capsule": 2}[kind]
+    n = SIZE_COUNT[kind]
     return Primitive(
         kind, model.geom_pos[g].copy(), model.geom_quat[g].copy(), model.geom_size[g][:n].copy(), 0.0
     ).to_mesh()
@@ -147,8 +134,15 @@ def _static_checks(
     return checks
 
 
-def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tuple[Check, ...]:
-    """All checks of a package folder (see ``ValidateCfg``); a package is good when every check passed."""
+def validate_package(
+    pkg_dir: str | Path,
+    cfg: ValidateCfg | None = None,
+    manifest: PackageManifest | None = None,
+    model: mujoco.MjModel | None = None,
+) -> tuple[Check, ...]:
+    """All checks of a package folder (see ``ValidateCfg``); a package is good when every check passed. ``manifest``
+    (None: read from the folder's ``export.json``) and ``model`` (the compiled ``scene.xml``; None: compiled here)
+    let export pass what it has built instead of reading it back."""
     import mujoco
 
     cfg = cfg or ValidateCfg()
@@ -156,14 +150,15 @@ def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tup
     pkg_dir = Path(pkg_dir)
     if not pkg_dir.is_dir():
         raise InputError(pkg_dir, "no such package folder")
-    man = read_manifest(pkg_dir)
-    name = man["name"]
-    max_hulls = cfg.max_hulls or man["budget"]["max_hulls"]
-    max_verts = cfg.max_hull_vertices or man["budget"]["max_hull_vertices"]
-    try:
-        model = mujoco.MjModel.from_xml_path(str(pkg_dir / "scene.xml"))
-    except Exception as exc:  # MuJoCo raises ValueError with its parser message
-        return (Check("mjcf compiles", False, str(exc).splitlines()[0]),)
+    man = manifest or PackageManifest.from_json(pkg_dir)
+    name = man.name
+    max_hulls = cfg.max_hulls or man.max_hulls
+    max_verts = cfg.max_hull_vertices or man.max_hull_vertices
+    if model is None:
+        try:
+            model = mujoco.MjModel.from_xml_path(str(pkg_dir / "scene.xml"))
+        except Exception as exc:  # MuJoCo raises ValueError with its parser message
+            return (Check("mjcf compiles", False, str(exc).splitlines()[0]),)
     compiled = Check("mjcf compiles", True, f"scene.xml + {name}.xml: {model.nbody - 1} bodies")
 
     data = mujoco.MjData(model)
@@ -172,8 +167,8 @@ def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tup
         mujoco.mj_resetDataKeyframe(model, data, key)
     mujoco.mj_forward(model, data)
     pen = max([0.0] + [-float(data.contact[i].dist) for i in range(data.ncon)])
-    objects = man["objects"]
-    bodies = {o["name"]: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, o["name"]) for o in objects}
+    objects = man.objects
+    bodies = {o.name: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, o.name) for o in objects}
     x0 = {n: data.xpos[b].copy() for n, b in bodies.items()}
     steps = int(round(cfg.sim_seconds / model.opt.timestep))
     urdf = pkg_dir / f"{name}.urdf"
@@ -181,10 +176,7 @@ def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tup
         rest = pool.submit(_simulate, model, data, steps)
         urdf_checks = _urdf_checks(urdf) if cfg.check_urdf and urdf.is_file() else []
         static = {
-            o["name"]: _static_checks(
-                model, bodies[o["name"]], o.get("label", o["name"]), cfg, max_hulls, max_verts
-            )
-            for o in objects
+            o.name: _static_checks(model, bodies[o.name], o.label, cfg, max_hulls, max_verts) for o in objects
         }
         rest.result()  # re-raises what the simulation raised
 
@@ -213,12 +205,12 @@ def validate_package(pkg_dir: str | Path, cfg: ValidateCfg | None = None) -> tup
         )
     )
     for o in objects:
-        n, b = o["name"], bodies[o["name"]]
-        if o["role"] == "dynamic":
+        n, b = o.name, bodies[o.name]
+        if o.role == "dynamic":
             d = float(np.linalg.norm(data.xpos[b] - x0[n]))
             checks.append(
                 Check(
-                    f"rest drift {o.get('label', n)}",
+                    f"rest drift {o.label}",
                     d < cfg.max_drift,
                     f"{d * 1e3:.3f} mm in {cfg.sim_seconds:g} s",
                     d,

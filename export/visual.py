@@ -9,10 +9,7 @@ from real2sim.export.repair import transfer_colors
 
 FLAT_TOLERANCE = 1e-6
 """Before decimating, edges whose collapse moves the surface by less than this x the diagonal are collapsed
-(manifold3d ``simplify``: the result stays a closed manifold on a subset of the vertices). Recon meshes come from a
-grid and carry many coplanar triangles and sub-micron slivers, which make Open3D's quadric decimation slow: OSD test0
-object_1 (10,288 faces, edges down to 2e-7 x diagonal) 0.24-0.6 s -> 0.03 s + 0.05 s (5,506 faces left), the
-decimated volume as close to the original (0.9994 against 0.9991)."""
+(manifold3d ``simplify``: the result stays a closed manifold on a subset of the vertices)."""
 
 
 def _collapse_flat(mesh: trimesh.Trimesh) -> tuple[np.ndarray, np.ndarray]:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import trimesh
 
-from real2sim.export.primitives import fit_primitive
+from real2sim.export.collision.primitives import fit_primitive
 
 
 @pytest.mark.parametrize("sections", [24, 63])

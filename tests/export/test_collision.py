@@ -8,8 +8,10 @@ import numpy as np
 import trimesh
 from scipy.spatial import ConvexHull
 
+from real2sim.export.collision.geometry import collision_geometry
+from real2sim.export.collision.hulls import limit_points
+from real2sim.export.collision.refine import Refiner, refine
 from real2sim.export.config import ExportCfg
-from real2sim.export.decompose import _Refiner, collision_geometry, limit_points, refine
 from real2sim.export.fidelity import hull_fidelity
 
 
@@ -64,7 +66,7 @@ def test_refine_splits_a_hull_that_bridges_a_concavity():
     diag = float(np.linalg.norm(m.extents))
     cfg = ExportCfg(max_hulls=8)
     one = [np.asarray(m.convex_hull.vertices)]
-    r = _Refiner(m, m, cfg, float(m.convex_hull.area))
+    r = Refiner(m, m, cfg, float(m.convex_hull.area))
     before = r.bloat(one[0])[0]
     assert before > 0.2 * diag  # the slot is 6 cm wide: its middle is 3 cm from a wall
     out = refine(m, m, one, cfg)
@@ -85,7 +87,7 @@ def test_refine_respects_the_budget_and_can_be_off():
 
 
 def test_cover_restores_what_decimation_cut_off():
-    from real2sim.export.decompose import cover_surface
+    from real2sim.export.collision.cover import cover_surface
     from real2sim.export.visual import decimate
 
     m = trimesh.creation.icosphere(subdivisions=3, radius=0.1)
@@ -123,7 +125,7 @@ def test_cover_restores_what_decimation_cut_off():
 def test_decomposition_does_not_depend_on_the_thread_count():
     """A lone object's CoACD gets every core (``coacd_threads``), parallel objects share them out; the hulls are the
     same either way (so the cache and the package bytes don't depend on the machine)."""
-    from real2sim.export.decompose import coacd_threads, run_coacd
+    from real2sim.export.collision.coacd import coacd_threads, run_coacd
 
     a = trimesh.creation.box((0.12, 0.04, 0.04))
     b = trimesh.creation.box((0.04, 0.04, 0.10))
@@ -141,7 +143,7 @@ def test_full_budget_merges_a_mild_pair_to_split_the_worst_hull(monkeypatch):
     """Budget full (3 of 3): the two base halves (with the prongs' roots) merge into one hull that bulges 5 mm over
     the slot floor (over the 1 % tolerance, under MERGE_GAIN x the worst bulge), which frees a hull to split the one
     bridging the 6 cm slot between the prongs."""
-    from real2sim.export import decompose
+    from real2sim.export.collision import refine as refine_module
 
     def box(lo, hi):
         b = trimesh.creation.box(np.subtract(hi, lo))
@@ -160,13 +162,13 @@ def test_full_budget_merges_a_mild_pair_to_split_the_worst_hull(monkeypatch):
     ]  # the base halves take 5 mm of the prongs' roots
     pieces = [np.asarray(trimesh.boolean.intersection([m, p], engine="manifold").vertices) for p in parts]
     cfg = ExportCfg(max_hulls=3)
-    r = _Refiner(m, m, cfg, float(sum(trimesh.convex.convex_hull(p).area for p in pieces)))
+    r = Refiner(m, m, cfg, float(sum(trimesh.convex.convex_hull(p).area for p in pieces)))
     worst = max(r.bloat(p)[0] for p in pieces)
     assert worst > 0.025  # the top hull bridges the slot
-    gain = decompose.MERGE_GAIN
+    gain = refine_module.MERGE_GAIN
 
     def worst_after(gain: float) -> float:
-        monkeypatch.setattr(decompose, "MERGE_GAIN", gain)
+        monkeypatch.setattr(refine_module, "MERGE_GAIN", gain)
         out = refine(m, m, pieces, cfg)
         assert len(out) <= 3
         return max(r.bloat(h)[0] for h in out)

@@ -7,16 +7,38 @@ half-length of the segment). Poses are in the object frame, quaternions wxyz.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import trimesh
+
+from real2sim.transforms import matrix_to_quat
+
+PrimitiveKind = Literal["box", "sphere", "cylinder", "capsule"]
+SIZE_COUNT: dict[PrimitiveKind, int] = {"box": 3, "sphere": 1, "cylinder": 2, "capsule": 2}
+"""How many of MuJoCo's three geom sizes each kind uses (the rest are written as 0)."""
+
+
+def mj_geom_type(kind: PrimitiveKind):
+    """MuJoCo's ``mjtGeom`` of a primitive kind (``mjGEOM_BOX`` for ``box``)."""
+    import mujoco
+
+    return getattr(mujoco.mjtGeom, f"mjGEOM_{kind.upper()}")
+
+
+def kind_of_geom(geom_type: int) -> PrimitiveKind | None:
+    """The primitive kind of a MuJoCo geom type, None for any other geom (a mesh, a plane)."""
+    import mujoco
+
+    name = mujoco.mjtGeom(int(geom_type)).name.removeprefix("mjGEOM_").lower()
+    return name if name in SIZE_COUNT else None  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
 class Primitive:
     """A primitive collision shape in the object frame; ``error`` is its worst surface distance / bbox diagonal."""
 
-    kind: str
+    kind: PrimitiveKind
     pos: np.ndarray
     quat: np.ndarray
     size: np.ndarray
@@ -34,18 +56,12 @@ class Primitive:
             )  # sagitta 1e-4 r
         else:
             m = trimesh.creation.capsule(radius=self.size[0], height=2 * self.size[1], count=[24, 24])
-        t = trimesh.transformations.quaternion_matrix(self.quat)
+        t = trimesh.transformations.quaternion_matrix(
+            self.quat
+        )  # not transforms.pose_matrix: last bits differ
         t[:3, 3] = self.pos
         m.apply_transform(t)
         return m
-
-
-def _quat_from_matrix(r: np.ndarray) -> np.ndarray:
-    from scipy.spatial.transform import Rotation
-
-    q = Rotation.from_matrix(r).as_quat()  # xyzw
-    q = np.array([q[3], q[0], q[1], q[2]])
-    return q if q[0] >= 0 else -q
 
 
 def fit_primitive(
@@ -62,7 +78,7 @@ def fit_primitive(
     vol = float(mesh.volume)
     half = ext / 2
     cands: list[
-        tuple[float, str, np.ndarray, np.ndarray, np.ndarray]
+        tuple[float, PrimitiveKind, np.ndarray, np.ndarray, np.ndarray]
     ] = []  # (err, kind, axis R, centre, size)
 
     q = np.abs(p)
@@ -111,7 +127,7 @@ def fit_primitive(
         return None
     r_obj = object_from_obb[:3, :3] @ rot
     pos = trimesh.transform_points(centre[None], object_from_obb)[0]
-    return Primitive(kind, pos, _quat_from_matrix(r_obj), np.asarray(size, dtype=np.float64), float(err))
+    return Primitive(kind, pos, matrix_to_quat(r_obj), np.asarray(size, dtype=np.float64), float(err))
 
 
 def _circle_centre(xy: np.ndarray) -> np.ndarray:

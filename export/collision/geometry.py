@@ -1,0 +1,59 @@
+"""Which collision geometry an object gets: its exact hull, a primitive, or CoACD hulls (``collision_geometry``)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import trimesh
+
+from real2sim.export.collision.cache import cache_key, load, save
+from real2sim.export.collision.coacd import run_coacd
+from real2sim.export.collision.hulls import convex_hull
+from real2sim.export.collision.primitives import fit_primitive
+from real2sim.export.collision.shape import Collision
+from real2sim.export.config import ExportCfg, default_cache_dir
+
+PRIMITIVE_EXACT = 1e-6
+"""A primitive this close to the surface (fraction of the diagonal: a box mesh's box) is the mesh itself."""
+
+
+def convex_in_budget(mesh: trimesh.Trimesh, max_vertices: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The convex hull of ``mesh`` (vertices, faces) if the mesh is convex (its volume is its hull's) and the hull has
+    at most ``max_vertices`` vertices: then one hull is the object exactly, and it wins over a primitive that only
+    fits within tolerance (docs/decisions/export.md, "Exact hull before primitive")."""
+    v = np.asarray(mesh.vertices, dtype=np.float64)
+    if len(v) < 4 or np.linalg.matrix_rank(v - v.mean(axis=0), tol=1e-9) < 3:
+        return None
+    hv, hf = convex_hull(v)
+    if len(hv) > max_vertices:
+        return None
+    volume = float(trimesh.Trimesh(hv, hf, process=False).volume)
+    return (hv, hf) if abs(volume - float(mesh.volume)) <= 1e-9 * volume else None
+
+
+def collision_geometry(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) -> Collision:
+    """Collision geometry for a watertight ``mesh`` (object frame), from the cache when possible; ``threads``: OpenMP
+    threads CoACD may use (the result does not depend on it)."""
+    t0 = time.perf_counter()
+    path = None
+    if cfg.cache:
+        path = (cfg.cache_dir or default_cache_dir()) / f"{cache_key(mesh, cfg)}.npz"
+        if path.is_file():
+            hit = load(path)
+            if hit is not None:
+                return Collision(hit.primitive, hit.hulls, True, time.perf_counter() - t0)
+    prim = fit_primitive(mesh, cfg.primitive_tolerance, seed=cfg.seed) if cfg.primitives else None
+    exact = convex_in_budget(mesh, cfg.max_hull_vertices)
+    if exact is not None and (prim is None or prim.error > PRIMITIVE_EXACT):
+        col = Collision(None, (exact,))
+    elif prim is not None:
+        col = Collision(prim, ())
+    else:
+        col = Collision(None, tuple(run_coacd(mesh, cfg, threads)))
+    if path is not None:
+        try:
+            save(path, col)
+        except OSError:
+            pass  # a read-only cache only costs time
+    return Collision(col.primitive, col.hulls, False, time.perf_counter() - t0)

@@ -1,0 +1,76 @@
+"""``PackageManifest``: what export knows about a package, built once, written to ``export.json`` and the README, and
+read back by validation (in-process, or from ``export.json`` by ``real2sim validate PKG_DIR``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from real2sim.atomic import dumps_json
+from real2sim.errors import InputError
+from real2sim.scene import Role
+
+MANIFEST_FILE = "export.json"
+"""The package file that holds the manifest's validation part (name, budget, objects)."""
+
+
+@dataclass(frozen=True)
+class ManifestObject:
+    """One object of the package. ``name``: its body; ``label``: its name in the scene. ``mass`` [kg], ``collision``
+    (a primitive's kind or ``"<n> hulls"``) and ``warnings`` go to the README only (None / empty when read back)."""
+
+    name: str
+    label: str
+    role: Role
+    mass: float | None = None
+    collision: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PackageManifest:
+    """A package's model name, hull budget and objects (``export.json``), and how it was made: ``urdf`` written,
+    ``inputs`` (file -> sha256), ``tools`` (name -> version) and ``options`` (README only; empty when read back)."""
+
+    name: str
+    max_hulls: int
+    max_hull_vertices: int
+    objects: tuple[ManifestObject, ...]
+    urdf: bool = False
+    inputs: dict[str, str] = field(default_factory=dict)
+    tools: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        """The text of ``export.json``: what validation needs (name, budget, objects' name, label, role)."""
+        return dumps_json(
+            {
+                "name": self.name,
+                "budget": {"max_hulls": self.max_hulls, "max_hull_vertices": self.max_hull_vertices},
+                "objects": [{"name": o.name, "label": o.label, "role": o.role} for o in self.objects],
+            }
+        )
+
+    @classmethod
+    def from_json(cls, pkg_dir: str | Path) -> PackageManifest:
+        """The manifest of the package folder ``pkg_dir`` (its ``export.json``); ``InputError`` if there is none."""
+        p = Path(pkg_dir) / MANIFEST_FILE
+        if not p.is_file():
+            raise InputError(p, "not found: not a real2sim package (made by `real2sim export`)")
+        try:
+            d = json.loads(p.read_text(encoding="utf-8"))
+            return cls(
+                name=d["name"],
+                max_hulls=int(d["budget"]["max_hulls"]),
+                max_hull_vertices=int(d["budget"]["max_hull_vertices"]),
+                objects=tuple(
+                    ManifestObject(o["name"], o.get("label", o["name"]), o["role"]) for o in d["objects"]
+                ),
+                urdf=(Path(pkg_dir) / f"{d['name']}.urdf").is_file(),
+            )
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(p, f"malformed JSON ({exc})") from None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(p, f"not a real2sim manifest (missing or bad {exc})") from None
