@@ -21,7 +21,9 @@ def test_python_m_real2sim_runs_from_repo_root():
     assert out.returncode == 0 and "real2sim" in out.stdout
 
 
-def test_wheel_holds_only_real2sim(tmp_path):
+@pytest.fixture(scope="module")
+def wheel_names(tmp_path_factory) -> list[str]:
+    out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [
             sys.executable,
@@ -32,14 +34,18 @@ def test_wheel_holds_only_real2sim(tmp_path):
             "--no-build-isolation",
             "-q",
             "-w",
-            str(tmp_path),
+            str(out),
             str(ROOT),
         ],
         check=True,
         capture_output=True,
     )
-    (whl,) = tmp_path.glob("real2sim-*.whl")
-    names = zipfile.ZipFile(whl).namelist()
+    (whl,) = out.glob("real2sim-*.whl")
+    return zipfile.ZipFile(whl).namelist()
+
+
+def test_wheel_holds_only_real2sim(wheel_names):
+    names = wheel_names
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"real2sim"}
     for stage in ("recon", "calibration", "export"):
@@ -82,3 +88,13 @@ def test_only_pipeline_and_cli_import_the_stages():
             if any(n == s or n.startswith(s + ".") for n in names for s in stages):
                 bad.append(f"{'/'.join(rel)}:{node.lineno}")
     assert not bad, bad
+
+
+def test_wheel_holds_every_package_of_the_checkout(wheel_names):
+    in_wheel = {n.rsplit("/", 1)[0] for n in wheel_names if n.endswith("/__init__.py")}
+    in_tree = {str(p.parent.relative_to(ROOT)) for p in ROOT.glob("real2sim/**/__init__.py")}
+    for stage in ("recon", "calibration", "export"):
+        in_tree |= {
+            "real2sim/" + str(p.parent.relative_to(ROOT)) for p in ROOT.glob(f"{stage}/**/__init__.py")
+        }
+    assert in_wheel == in_tree
