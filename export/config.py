@@ -123,7 +123,7 @@ class ExportCfg:
     """Parallel worker processes for per-object work; 0 = one per core, 1 = in this process."""
     cache: bool = True
     """Reuse decompositions cached by mesh content hash + options."""
-    cache_dir: Path | None = None
+    cache_dir: Path | None = field(default=None, metadata={"hashed_path": True})
     """Decomposition cache; None = ``default_cache_dir()`` (``$REAL2SIM_CACHE`` overrides)."""
     render: bool = True
     """Write PNG renders of each object's visual mesh beside its collision geometry (MuJoCo offscreen, EGL)."""

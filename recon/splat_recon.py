@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 class SplatReconCfg:
     """Options of ``real2sim recon splat``."""
 
-    input: Path = Path()
+    input: Path = field(default=Path(), metadata={"hashed_path": True})
     """The splat PLY (INRIA 3DGS, nerfstudio ns-export or SuperSplat uncompressed layout)."""
     out_dir: Path | None = None
     """Scene folder to write; ``None``: return the scene only."""

@@ -18,8 +18,8 @@ from real2sim import __version__
 from real2sim.atomic import write_json
 from real2sim.provenance import sha256_file
 
-# Path fields that stay in the options hash, as they always have (dropping them would change every run.json key).
-_HASHED_PATH_FIELDS = frozenset({"cache_dir", "input"})
+HASHED_PATH = "hashed_path"
+"""Field metadata key: a path field that stays in the options hash (``field(metadata={HASHED_PATH: True})``)."""
 
 
 def _hash_paths(paths: list[Path]) -> dict[str, str]:
@@ -63,12 +63,17 @@ def path_fields(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls) if _is_path_type(hints[f.name]))
 
 
+def _kept_in_hash(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls) if f.metadata.get(HASHED_PATH))
+
+
 def hashed_options(cfg: Any) -> dict[str, Any]:
     """``cfg`` as a dict without its paths: inputs are covered by their content hashes, and where the output
     goes does not change it."""
     d = dataclasses.asdict(cfg)
+    kept = _kept_in_hash(type(cfg))
     for k in path_fields(type(cfg)):
-        if k not in _HASHED_PATH_FIELDS:
+        if k not in kept:
             d.pop(k)
     return d
 
