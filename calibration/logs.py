@@ -3,7 +3,7 @@
 CSV (optionally .gz) and NPZ are built in; Parquet (incl. the LeRobot layout, where vector columns such as
 ``observation.state`` are split into ``observation.state[0]``, ...), ROS 2 bags / MCAP (``sensor_msgs/JointState``
 via ``rosbags``; columns ``time`` (header stamp, seconds since the first message), ``<joint>.position``,
-``.velocity``, ``.effort``) and HDF5 (every 1-D/2-D dataset) need the
+``.velocity``, ``.effort``), LeRobot dataset folders (``calibration.lerobot``) and HDF5 (every 1-D/2-D dataset) need the
 ``formats`` extra (``pip install real2sim[formats]``).
 """
 
@@ -39,10 +39,26 @@ def read_table(path: str | Path) -> Table:
         return _read_parquet(path)
     if name.endswith((".h5", ".hdf5")):
         return _read_hdf5(path)
-    if name.endswith(".mcap") or path.is_dir() or name.endswith(".db3"):
+    if name.endswith((".mcap", ".db3")):
         return _read_rosbag(path)
+    if path.is_dir():
+        return _read_folder(path)
     raise InputError(
         path, "unknown log format (expected .csv, .csv.gz, .npz, .parquet, .h5, .mcap or a ROS 2 bag)"
+    )
+
+
+def _read_folder(path: Path) -> Table:
+    """A folder: a LeRobot dataset (``meta/info.json``) or a ROS 2 bag (``metadata.yaml`` and .mcap/.db3 files)."""
+    from real2sim.calibration import lerobot
+
+    if lerobot.is_dataset(path):
+        return lerobot.read_dataset(path).table
+    if (path / "metadata.yaml").is_file() or any(path.glob("*.mcap")) or any(path.glob("*.db3")):
+        return _read_rosbag(path)
+    raise InputError(
+        path,
+        "folder is neither a LeRobot dataset (meta/info.json) nor a ROS 2 bag (metadata.yaml with .mcap/.db3 files)",
     )
 
 

@@ -63,7 +63,7 @@ class Problem:
 
 def build_problem(cfg: CalibrateCfg) -> Problem:
     from real2sim.calibration.delay import estimate_delays
-    from real2sim.calibration.mapping import load_map, load_trajectory
+    from real2sim.calibration.mapping import load_map, load_trajectories
     from real2sim.calibration.params import default_bounds, get_value, resolve
 
     cfg.validate()
@@ -73,9 +73,9 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
     train, hold = [], []
     for paths, dest in ((cfg.logs, train), (cfg.holdout, hold)):
         for p in paths:
-            tr, n = load_trajectory(p, lmap, model)
+            trs, n = load_trajectories(p, lmap, model, holdout=dest is hold)
             notes += n
-            dest.append(tr)
+            dest.extend(trs)
     train = prepare(train, cfg.velocity_filter_wn, cfg.smooth_qvel_wn, cfg.qvel_from_qpos)
     hold = prepare(hold, cfg.velocity_filter_wn, cfg.smooth_qvel_wn, cfg.qvel_from_qpos)
     by_name = {s.name: s for s in cfg.specs}
