@@ -181,6 +181,29 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
         se, corr = unc.stderr, unc.correlation
     for g in unc.groups:
         warnings.append(f"not identifiable from these logs (correlated group): {', '.join(g)}")
+    # --- honest results (issue 18): unidentifiable parameters keep their prior; unforced / worse warnings
+    from real2sim.calibration import honest
+
+    if (w := honest.unforced_warning(prob.model, prob.train)) is not None:
+        warnings.append(w)
+    fitted = np.array([cfg.method != "inverse" or p.kind != "delay" for p in prob.params])
+    bad = np.array(
+        [i for i in honest.unidentifiable(values, prob.x0, se, prob.lower, prob.upper) if fitted[i]], int
+    )
+    if bad.size:
+        values, out2, free = honest.refit_fixed(prob, cfg, obj, bad)
+        se = np.full(len(names), np.inf)
+        corr = np.eye(len(names))
+        if out2 is not None:
+            unc2 = uncertainty(out2.jac, out2.residual, [names[i] for i in free])
+            se[free], corr[np.ix_(free, free)] = unc2.stderr, unc2.correlation
+        se[bad] = np.inf
+        r_final = obj(values[None])[0]
+        warnings.append(
+            "not identifiable from these logs, kept at the initial value (not written into the model): "
+            + ", ".join(f"{names[i]} = {prob.x0[i]:.6g}" for i in bad)
+        )
+    # --- end honest results
     # per-log errors
     from real2sim.calibration.inverse import id_samples, joint_torques, torque_r2
     from real2sim.calibration.params import apply
@@ -235,6 +258,7 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
                 f"{le.rmse_qpos / max(train_err, 1e-12):.1f}x the training error {train_err:.4g} rad — "
                 "the model structure (or payload) does not match this log"
             )
+    warnings += honest.worse_warnings(cost_of(r_init), cost_of(r_final), cfg.method, logs)
     rand = {}
     for p, v, s, b_lo, b_hi in zip(prob.params, values, se, prob.lower, prob.upper, strict=True):
         if math.isfinite(s):
