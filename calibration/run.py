@@ -82,7 +82,14 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
     specs = list(cfg.specs) + [ParamSpec(n) for n in cfg.fit if n not in by_name]
     params = resolve(specs, model)
     x0 = np.array([p.spec.initial if p.spec.initial is not None else get_value(model, p) for p in params])
-    delays_needed = [i for i, p in enumerate(params) if p.kind == "delay" and p.spec.initial is None]
+    for i, p in enumerate(params):  # a delay already in the model (MuJoCo actuator delay) is the fit's start
+        if p.kind == "delay" and model.actuator_delay[p.obj_id] > 0:
+            if p.spec.initial is None:
+                x0[i] = float(model.actuator_delay[p.obj_id])
+            model.actuator_delay[p.obj_id] = 0.0  # the simulator applies the fitted delay itself
+    delays_needed = [
+        i for i, p in enumerate(params) if p.kind == "delay" and p.spec.initial is None and x0[i] == 0
+    ]
     if delays_needed and cfg.delay_init == "xcorr":
         est = estimate_delays(model, train)
         acts = train[0].actuator_names
