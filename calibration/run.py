@@ -295,7 +295,25 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     """``calibrate``, then write its outputs to ``cfg.out_dir`` when one is set."""
     from real2sim.calibration.outputs import write_outputs
 
+    if cfg.package is not None:
+        from real2sim.calibration.package import package_files
+
+        package_files(Path(cfg.package))  # fail before fitting
     report = calibrate(cfg)
+    if cfg.package is not None:
+        report = _write_package(report, Path(cfg.package))
     if cfg.out_dir is not None:
         write_outputs(report, cfg.out_dir, plots=cfg.report)
     return report.result
+
+
+def _write_package(report: CalibrationReport, pkg: Path) -> CalibrationReport:
+    """Calibrated values into the package (identifiable ones only); what it could not place becomes a warning."""
+    from dataclasses import replace
+
+    from real2sim.calibration.package import write_package
+
+    res = report.result
+    edit = write_package(pkg, list(report.params), res.values, np.isfinite(res.stderr))
+    extra = [f"package {pkg.name}: not written: {s}" for s in edit.skipped] + edit.notes
+    return replace(report, result=replace(res, warnings=tuple(res.warnings) + tuple(extra)))
