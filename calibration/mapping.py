@@ -39,6 +39,8 @@ class LogMap:
     actuators: dict[str, str]
     """Model actuator name → the column of its ctrl."""
     time_scale: float = 1.0
+    rate: float | None = None
+    """Sample rate [Hz] for logs without a time column (e.g. ACT/ALOHA HDF5 episodes); then ``time`` is ''."""
     """Factor from the time column's unit to seconds."""
     source: str = ""
     """The map file it was read from."""
@@ -67,8 +69,13 @@ def load_map(path: str | Path) -> LogMap:
         doc = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:
         raise InputError(path, f"not valid TOML: {e}") from None
+    rate = doc.get("rate")
+    if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int | float) or rate <= 0):
+        raise InputError(path, f"rate must be a positive number of samples per second, got {rate!r}")
+    if rate is not None and "time" not in doc:
+        doc["time"] = ""
     if "time" not in doc or not isinstance(doc["time"], str):
-        raise InputError(path, "missing 'time = \"<column>\"'")
+        raise InputError(path, "missing 'time = \"<column>\"' (or 'rate = <Hz>' for logs without time)")
     joints = {}
     for name, j in (doc.get("joints") or {}).items():
         if not isinstance(j, dict) or "qpos" not in j:
@@ -97,6 +104,7 @@ def load_map(path: str | Path) -> LogMap:
             raise InputError(path, f"calibration file {calib} does not exist")
     return LogMap(
         time=doc["time"],
+        rate=None if rate is None else float(rate),
         joints=joints,
         actuators=actuators,
         time_scale=float(doc.get("time_scale", LogMap.time_scale)),
@@ -221,7 +229,11 @@ def table_trajectory(
         for a in log_map.actuators:
             if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) < 0:
                 raise InputError(log_map.source or path, f"actuator {a!r} in the map is not in the model")
-    t = _column(table, log_map.time, path) * log_map.time_scale
+    if log_map.time:
+        t = _column(table, log_map.time, path) * log_map.time_scale
+    else:  # no time column: samples at the map's rate
+        n = _column(table, next(iter(log_map.joints.values())).qpos, path).size
+        t = np.arange(n) / log_map.rate
     back = np.nonzero(np.diff(t) <= 0)[0]
     if back.size:
         i = int(back[0]) + 1
