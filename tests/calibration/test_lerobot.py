@@ -16,11 +16,7 @@ from real2sim.calibration.logs import read_table
 from real2sim.calibration.mapping import load_map, load_trajectories
 from real2sim.errors import InputError
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "robot_logs" / "so101_lerobot"
-if not DATA.exists():
-    DATA = Path("/work/shared/data/robot_logs/so101_lerobot")
 MOTORS = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper")
-pytestmark = pytest.mark.skipif(not (DATA / "dataset").exists(), reason="shared SO-101 recording not present")
 
 
 def write_map(path: Path, extra: str = "") -> Path:
@@ -34,28 +30,33 @@ def write_map(path: Path, extra: str = "") -> Path:
 
 
 @pytest.fixture(scope="module")
-def model():
+def so101(shared_data: Path) -> Path:
+    return shared_data / "robot_logs" / "so101_lerobot"
+
+
+@pytest.fixture(scope="module")
+def model(so101: Path):
     import mujoco
 
-    return mujoco.MjModel.from_xml_path(str(DATA / "model" / "so101_new_calib.xml"))
+    return mujoco.MjModel.from_xml_path(str(so101 / "model" / "so101_new_calib.xml"))
 
 
-def test_dataset_folder_reads_with_names() -> None:
-    t = read_table(DATA / "dataset")  # a folder with meta/info.json is a dataset, not a ROS bag
+def test_dataset_folder_reads_with_names(so101: Path) -> None:
+    t = read_table(so101 / "dataset")  # a folder with meta/info.json is a dataset, not a ROS bag
     assert np.array_equal(t["observation.state.elbow_flex.pos"], t["observation.state[2]"])
     assert np.array_equal(t["action.gripper.pos"], t["action[5]"])
     assert sorted(np.unique(t["episode_index"]).astype(int)) == [0, 1, 2, 3]
     assert t["timestamp"].size == 1492
 
 
-def test_normalised_without_calibration_is_one_line(tmp_path: Path, model) -> None:
+def test_normalised_without_calibration_is_one_line(so101: Path, tmp_path: Path, model) -> None:
     m = load_map(write_map(tmp_path / "map.toml"))
     with pytest.raises(InputError, match="normalised units") as e:
-        load_trajectories(DATA / "dataset", m, model)
+        load_trajectories(so101 / "dataset", m, model)
     assert "so101_lerobot/dataset" in str(e.value) and "\n" not in str(e.value)
     r = subprocess.run(
-        [sys.executable, "-m", "real2sim", "calibrate", str(DATA / "model" / "so101_new_calib.xml")]
-        + ["--log", str(DATA / "dataset"), "--map", str(tmp_path / "map.toml"), "--fit", "joint:*.damping"]
+        [sys.executable, "-m", "real2sim", "calibrate", str(so101 / "model" / "so101_new_calib.xml")]
+        + ["--log", str(so101 / "dataset"), "--map", str(tmp_path / "map.toml"), "--fit", "joint:*.damping"]
         + ["-o", str(tmp_path / "out")],
         capture_output=True,
         text=True,
@@ -66,17 +67,17 @@ def test_normalised_without_calibration_is_one_line(tmp_path: Path, model) -> No
     assert len(lines) == 1 and "dataset" in lines[0] and "calibration" in lines[0], r.stderr
 
 
-def test_calibration_file_and_model_range(tmp_path: Path, model) -> None:
+def test_calibration_file_and_model_range(so101: Path, tmp_path: Path, model) -> None:
     # a LeRobot calibration: ticks 1000..3000 (drive_mode 1 on the elbow), gripper 2000..3400
     calib = {m: {"id": i + 1, "drive_mode": 0, "homing_offset": 0, "range_min": 1000, "range_max": 3000}
              for i, m in enumerate(MOTORS)}  # fmt: skip
     calib["elbow_flex"]["drive_mode"] = 1
     calib["gripper"].update(range_min=2000, range_max=3400)
     (tmp_path / "so101.json").write_text(json.dumps(calib))
-    raw = read_table(DATA / "dataset")
+    raw = read_table(so101 / "dataset")
     sel = raw["episode_index"] == 2
     m = load_map(write_map(tmp_path / "map.toml", 'calibration = "so101.json"\nepisode = 2'))
-    (tr,), _ = load_trajectories(DATA / "dataset", m, model)
+    (tr,), _ = load_trajectories(so101 / "dataset", m, model)
     assert tr.source.endswith("episode_000002") and tr.n == int(sel.sum())
     step = 2 * np.pi / 4096
     pan = raw["observation.state.shoulder_pan.pos"][sel]
@@ -87,21 +88,21 @@ def test_calibration_file_and_model_range(tmp_path: Path, model) -> None:
     np.testing.assert_allclose(tr.qpos[:, 5], (grip / 100 - 0.5) * 1400 * step, atol=1e-9)  # 0..100
     # without a file: each motor's range onto the model joint's (actuator's ctrl) range
     m2 = load_map(write_map(tmp_path / "m2.toml", 'normalized_range = "model"\nepisodes = [1, 3]'))
-    trs, _ = load_trajectories(DATA / "dataset", m2, model)
+    trs, _ = load_trajectories(so101 / "dataset", m2, model)
     assert [t.source[-1] for t in trs] == ["1", "3"]
     lo, hi = model.jnt_range[model.joint("gripper").id]
     g = raw["observation.state.gripper.pos"][raw["episode_index"] == 1]
     np.testing.assert_allclose(trs[0].qpos[:, 5], lo + g / 100 * (hi - lo), atol=1e-9)
     with pytest.raises(InputError, match=r"episodes \[7\]"):
         load_trajectories(
-            DATA / "dataset", load_map(write_map(tmp_path / "m3.toml", "episodes = [7]")), model
+            so101 / "dataset", load_map(write_map(tmp_path / "m3.toml", "episodes = [7]")), model
         )
 
 
-def test_v21_layout_same_trajectories(tmp_path: Path, model) -> None:
+def test_v21_layout_same_trajectories(so101: Path, tmp_path: Path, model) -> None:
     import pyarrow.parquet as pq
 
-    src = DATA / "dataset"
+    src = so101 / "dataset"
     ds = tmp_path / "v21"
     (ds / "meta").mkdir(parents=True)
     info = json.loads((src / "meta" / "info.json").read_text())
@@ -128,17 +129,17 @@ def test_v21_layout_same_trajectories(tmp_path: Path, model) -> None:
     assert lerobot.read_dataset(ds).version == "v2.1"
 
 
-def test_so101_calibrates_end_to_end(tmp_path: Path) -> None:
+def test_so101_calibrates_end_to_end(so101: Path, tmp_path: Path) -> None:
     extra = 'units = "normalized"\nnormalized_range = "model"\nepisodes = [0]\nholdout_episodes = [3]'
     write_map(tmp_path / "map.toml", extra)
     out = tmp_path / "out"
     r = subprocess.run(
-        [sys.executable, "-m", "real2sim", "calibrate", str(DATA / "model" / "so101_new_calib.xml")]
+        [sys.executable, "-m", "real2sim", "calibrate", str(so101 / "model" / "so101_new_calib.xml")]
         + [
             "--log",
-            str(DATA / "dataset"),
+            str(so101 / "dataset"),
             "--holdout",
-            str(DATA / "dataset"),
+            str(so101 / "dataset"),
             "--map",
             str(tmp_path / "map.toml"),
         ]
