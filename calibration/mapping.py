@@ -200,6 +200,12 @@ def load_trajectories(
         tr, notes = load_trajectory(path, log_map, model)
         return [tr], notes
     ds = lerobot.read_dataset(path)
+    if holdout and log_map.holdout_episodes is None:
+        raise InputError(
+            path,
+            "a LeRobot dataset given as --holdout needs holdout_episodes = [...] in the map (else it "
+            "would hold out the training episodes)",
+        )
     chosen = (log_map.holdout_episodes if holdout else None) or log_map.episodes
     if chosen is None:
         chosen = (log_map.episode,) if log_map.episode is not None else tuple(ds.episodes)

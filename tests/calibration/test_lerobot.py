@@ -93,6 +93,8 @@ def test_calibration_file_and_model_range(so101: Path, tmp_path: Path, model) ->
     lo, hi = model.jnt_range[model.joint("gripper").id]
     g = raw["observation.state.gripper.pos"][raw["episode_index"] == 1]
     np.testing.assert_allclose(trs[0].qpos[:, 5], lo + g / 100 * (hi - lo), atol=1e-9)
+    with pytest.raises(InputError, match="needs holdout_episodes"):
+        load_trajectories(so101 / "dataset", m2, model, holdout=True)
     with pytest.raises(InputError, match=r"episodes \[7\]"):
         load_trajectories(
             so101 / "dataset", load_map(write_map(tmp_path / "m3.toml", "episodes = [7]")), model
@@ -130,8 +132,8 @@ def test_v21_layout_same_trajectories(so101: Path, tmp_path: Path, model) -> Non
 
 
 def test_so101_calibrates_end_to_end(so101: Path, tmp_path: Path) -> None:
-    extra = 'units = "normalized"\nnormalized_range = "model"\nepisodes = [0]\nholdout_episodes = [3]'
-    write_map(tmp_path / "map.toml", extra)
+    shipped = Path(__file__).resolve().parents[2] / "calibration" / "models" / "so101_lerobot_map.toml"
+    (tmp_path / "map.toml").write_text(shipped.read_text().replace("episodes = [0, 1]", "episodes = [0]"))
     out = tmp_path / "out"
     r = subprocess.run(
         [sys.executable, "-m", "real2sim", "calibrate", str(so101 / "model" / "so101_new_calib.xml")]
