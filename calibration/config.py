@@ -57,6 +57,8 @@ class CalibrateCfg:
     """Warn when a log's error exceeds this multiple of the training error."""
     report: bool = True
     """Write PNG/HTML plots."""
+    package: Path | None = None
+    """Exported package (real2sim export) to write the calibrated values into: MJCF, URDF, USD and README."""
     extra: dict = field(default_factory=dict)
     """Reserved."""
 
@@ -83,6 +85,6 @@ class CalibrateCfg:
             raise ConfigError("qvel_weight and prior_weight must be >= 0")
         if self.max_windows is not None and self.max_windows < 1:
             raise ConfigError(f"max_windows must be >= 1, got {self.max_windows}")
-        for p in (self.model, self.map, *self.logs, *self.holdout):
+        for p in (self.model, self.map, *self.logs, *self.holdout, *([self.package] if self.package else [])):
             if not Path(p).exists():
                 raise InputError(p, "does not exist")

@@ -3,7 +3,7 @@
 CSV (optionally .gz) and NPZ are built in; Parquet (incl. the LeRobot layout, where vector columns such as
 ``observation.state`` are split into ``observation.state[0]``, ...), ROS 2 bags / MCAP (``sensor_msgs/JointState``
 via ``rosbags``; columns ``time`` (header stamp, seconds since the first message), ``<joint>.position``,
-``.velocity``, ``.effort``) and HDF5 (every 1-D/2-D dataset) need the
+``.velocity``, ``.effort``), LeRobot dataset folders (``calibration.lerobot``) and HDF5 (every 1-D/2-D dataset) need the
 ``formats`` extra (``pip install real2sim[formats]``).
 """
 
@@ -39,10 +39,26 @@ def read_table(path: str | Path) -> Table:
         return _read_parquet(path)
     if name.endswith((".h5", ".hdf5")):
         return _read_hdf5(path)
-    if name.endswith(".mcap") or path.is_dir() or name.endswith(".db3"):
+    if name.endswith((".mcap", ".db3")):
         return _read_rosbag(path)
+    if path.is_dir():
+        return _read_folder(path)
     raise InputError(
         path, "unknown log format (expected .csv, .csv.gz, .npz, .parquet, .h5, .mcap or a ROS 2 bag)"
+    )
+
+
+def _read_folder(path: Path) -> Table:
+    """A folder: a LeRobot dataset (``meta/info.json``) or a ROS 2 bag (``metadata.yaml`` and .mcap/.db3 files)."""
+    from real2sim.calibration import lerobot
+
+    if lerobot.is_dataset(path):
+        return lerobot.read_dataset(path).table
+    if (path / "metadata.yaml").is_file() or any(path.glob("*.mcap")) or any(path.glob("*.db3")):
+        return _read_rosbag(path)
+    raise InputError(
+        path,
+        "folder is neither a LeRobot dataset (meta/info.json) nor a ROS 2 bag (metadata.yaml with .mcap/.db3 files)",
     )
 
 
@@ -119,33 +135,38 @@ def _read_hdf5(path: Path) -> Table:
 
 
 def _read_rosbag(path: Path) -> Table:
+    """All ``sensor_msgs/JointState`` messages of the bag, one row per distinct stamp (several topics publishing
+    different joints at the same stamp share a row; a joint missing from a row holds its last value)."""
     try:
         from rosbags.highlevel import AnyReader
     except ImportError:
         raise _missing_extra(path, "rosbags") from None
-    rows: list[tuple[int, dict[str, tuple[float, float, float]]]] = []
+    rows: dict[int, dict[str, tuple[float, float, float]]] = {}
     with AnyReader([path]) as reader:
         conns = [c for c in reader.connections if c.msgtype == "sensor_msgs/msg/JointState"]
         if not conns:
             raise InputError(path, "no sensor_msgs/JointState topic in the bag")
-        for conn, _t, raw in reader.messages(connections=conns):
+        for conn, t_bag, raw in reader.messages(connections=conns):
             msg = reader.deserialize(raw, conn.msgtype)
             stamp = int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)  # exact
-            vals = {}
+            vals = rows.setdefault(stamp if stamp > 0 else int(t_bag), {})  # unset header stamp: bag time
             for i, n in enumerate(msg.name):
                 p = msg.position[i] if len(msg.position) > i else np.nan
                 v = msg.velocity[i] if len(msg.velocity) > i else np.nan
                 e = msg.effort[i] if len(msg.effort) > i else np.nan
                 vals[n] = (p, v, e)
-            rows.append((stamp, vals))
-    rows.sort(key=lambda r: r[0])
-    names = sorted({n for _, v in rows for n in v})
     if not rows:
         raise InputError(path, "the JointState topic has no messages")
+    stamps = sorted(rows)
+    names = sorted({n for v in rows.values() for n in v})
     # seconds since the first message, from integer nanoseconds (epoch seconds in float64 lose ~0.2 µs)
-    ns = np.array([r[0] for r in rows], dtype=np.int64)
+    ns = np.array(stamps, dtype=np.int64)
     out: Table = {"time": (ns - ns[0]).astype(float) * 1e-9}
     for n in names:
+        vals = np.array([rows[s].get(n, (np.nan,) * 3) for s in stamps], dtype=float)
+        present = np.array([n in rows[s] for s in stamps])
+        seen = np.where(present, np.arange(len(stamps)), 0)
+        vals = vals[np.maximum.accumulate(seen)]  # hold the last message's value
         for i, field in enumerate(("position", "velocity", "effort")):
-            out[f"{n}.{field}"] = np.array([r[1].get(n, (np.nan,) * 3)[i] for r in rows], dtype=float)
+            out[f"{n}.{field}"] = vals[:, i]
     return out

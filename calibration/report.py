@@ -52,6 +52,13 @@ def write_html(path: Path, res: CalibrationResult, images: list[str]) -> None:
     ]
     for w in res.warnings:
         out.append(f"<p class='warn'>WARNING: {esc(w)}</p>")
+    kept = [p.name for p, i, v, s in zip(res.params, res.initial, res.values, res.stderr, strict=True)
+            if not np.isfinite(s) and v == i]  # fmt: skip
+    if kept:
+        out.append(
+            "<p class='warn'>Not identifiable from these logs, kept at the initial value and not written into "
+            f"the calibrated model: {esc(', '.join(kept))}</p>"
+        )
     out.append(
         "<h2>Parameters</h2><table><tr><th>name</th><th>initial</th><th>value</th><th>stderr</th></tr>"
     )

@@ -63,7 +63,7 @@ class Problem:
 
 def build_problem(cfg: CalibrateCfg) -> Problem:
     from real2sim.calibration.delay import estimate_delays
-    from real2sim.calibration.mapping import load_map, load_trajectory
+    from real2sim.calibration.mapping import load_map, load_trajectories
     from real2sim.calibration.params import default_bounds, get_value, resolve
 
     cfg.validate()
@@ -73,16 +73,23 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
     train, hold = [], []
     for paths, dest in ((cfg.logs, train), (cfg.holdout, hold)):
         for p in paths:
-            tr, n = load_trajectory(p, lmap, model)
+            trs, n = load_trajectories(p, lmap, model, holdout=dest is hold)
             notes += n
-            dest.append(tr)
+            dest.extend(trs)
     train = prepare(train, cfg.velocity_filter_wn, cfg.smooth_qvel_wn, cfg.qvel_from_qpos)
     hold = prepare(hold, cfg.velocity_filter_wn, cfg.smooth_qvel_wn, cfg.qvel_from_qpos)
     by_name = {s.name: s for s in cfg.specs}
     specs = list(cfg.specs) + [ParamSpec(n) for n in cfg.fit if n not in by_name]
     params = resolve(specs, model)
     x0 = np.array([p.spec.initial if p.spec.initial is not None else get_value(model, p) for p in params])
-    delays_needed = [i for i, p in enumerate(params) if p.kind == "delay" and p.spec.initial is None]
+    for i, p in enumerate(params):  # a delay already in the model (MuJoCo actuator delay) is the fit's start
+        if p.kind == "delay" and model.actuator_delay[p.obj_id] > 0:
+            if p.spec.initial is None:
+                x0[i] = float(model.actuator_delay[p.obj_id])
+            model.actuator_delay[p.obj_id] = 0.0  # the simulator applies the fitted delay itself
+    delays_needed = [
+        i for i, p in enumerate(params) if p.kind == "delay" and p.spec.initial is None and x0[i] == 0
+    ]
     if delays_needed and cfg.delay_init == "xcorr":
         est = estimate_delays(model, train)
         acts = train[0].actuator_names
@@ -181,6 +188,29 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
         se, corr = unc.stderr, unc.correlation
     for g in unc.groups:
         warnings.append(f"not identifiable from these logs (correlated group): {', '.join(g)}")
+    # --- honest results (issue 18): unidentifiable parameters keep their prior; unforced / worse warnings
+    from real2sim.calibration import honest
+
+    if (w := honest.unforced_warning(prob.model, prob.train)) is not None:
+        warnings.append(w)
+    fitted = np.array([cfg.method != "inverse" or p.kind != "delay" for p in prob.params])
+    bad = np.array(
+        [i for i in honest.unidentifiable(values, prob.x0, se, prob.lower, prob.upper) if fitted[i]], int
+    )
+    if bad.size:
+        values, out2, free = honest.refit_fixed(prob, cfg, obj, bad)
+        se = np.full(len(names), np.inf)
+        corr = np.eye(len(names))
+        if out2 is not None:
+            unc2 = uncertainty(out2.jac, out2.residual, [names[i] for i in free])
+            se[free], corr[np.ix_(free, free)] = unc2.stderr, unc2.correlation
+        se[bad] = np.inf
+        r_final = obj(values[None])[0]
+        warnings.append(
+            "not identifiable from these logs, kept at the initial value (not written into the model): "
+            + ", ".join(f"{names[i]} = {prob.x0[i]:.6g}" for i in bad)
+        )
+    # --- end honest results
     # per-log errors
     from real2sim.calibration.inverse import id_samples, joint_torques, torque_r2
     from real2sim.calibration.params import apply
@@ -235,6 +265,7 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
                 f"{le.rmse_qpos / max(train_err, 1e-12):.1f}x the training error {train_err:.4g} rad — "
                 "the model structure (or payload) does not match this log"
             )
+    warnings += honest.worse_warnings(cost_of(r_init), cost_of(r_final), cfg.method, logs)
     rand = {}
     for p, v, s, b_lo, b_hi in zip(prob.params, values, se, prob.lower, prob.upper, strict=True):
         if math.isfinite(s):
@@ -264,7 +295,25 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     """``calibrate``, then write its outputs to ``cfg.out_dir`` when one is set."""
     from real2sim.calibration.outputs import write_outputs
 
+    if cfg.package is not None:
+        from real2sim.calibration.package import package_files
+
+        package_files(Path(cfg.package))  # fail before fitting
     report = calibrate(cfg)
+    if cfg.package is not None:
+        report = _write_package(report, Path(cfg.package))
     if cfg.out_dir is not None:
         write_outputs(report, cfg.out_dir, plots=cfg.report)
     return report.result
+
+
+def _write_package(report: CalibrationReport, pkg: Path) -> CalibrationReport:
+    """Calibrated values into the package (identifiable ones only); what it could not place becomes a warning."""
+    from dataclasses import replace
+
+    from real2sim.calibration.package import write_package
+
+    res = report.result
+    edit = write_package(pkg, list(report.params), res.values, np.isfinite(res.stderr))
+    extra = [f"package {pkg.name}: not written: {s}" for s in edit.skipped] + edit.notes
+    return replace(report, result=replace(res, warnings=tuple(res.warnings) + tuple(extra)))

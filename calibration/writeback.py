@@ -49,6 +49,12 @@ def _set_spec(spec, p: Resolved, v: float) -> None:
             b = np.array(a.biasprm, float)
             b[0] = v
             a.biasprm = b
+    elif p.kind == "delay":  # MuJoCo's own actuator delay: a ctrl history of nsample physics steps
+        a = spec.actuator(p.element)
+        a.delay = float(v)
+        if v > 0:
+            a.nsample = max(int(a.nsample), int(np.ceil(v / spec.option.timestep)) + 2)
+            a.interp = 1  # linear between stored steps
     elif p.kind == "geom":
         g = spec.geom(p.element)
         f = np.array(g.friction, float)
@@ -61,8 +67,7 @@ def calibrated_mjcf(model_path: Path, params: list[Resolved], values: np.ndarray
 
     spec = mujoco.MjSpec.from_file(str(model_path))
     for p, v in zip(params, values, strict=True):
-        if p.kind != "delay":
-            _set_spec(spec, p, v)
+        _set_spec(spec, p, v)
     spec.compile()
     return spec.to_xml()
 

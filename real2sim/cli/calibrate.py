@@ -29,6 +29,7 @@ from real2sim.cli.options import Opt, build, options
     "prior_weight",
     "max_windows",
     "report",
+    "package",
     logs=Opt(("--log",), multiple=True, required=True),
     fit=Opt(multiple=True, required=True),
     holdout=Opt(multiple=True),

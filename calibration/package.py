@@ -1,0 +1,245 @@
+"""Write calibrated values into an exported package (``real2sim export``): its MJCF, URDF and USD, with the diff
+(parameter: old -> new) in a section of its README.
+
+A parameter is written where the package has an element of the same name: ``body:NAME.mass`` /
+``geom:NAME.friction`` of the package's objects, and joint / actuator / delay parameters of a robot the package
+holds. Parameters the fit could not identify are never written (they kept their prior).
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from real2sim.atomic import write_text
+from real2sim.calibration.params import Resolved
+from real2sim.errors import InputError
+
+BEGIN, END = "<!-- real2sim calibrate: begin -->", "<!-- real2sim calibrate: end -->"
+
+
+@dataclass
+class PackageEdit:
+    """What the write-back changed: (parameter, file, old, new) rows, and the parameters it could not place."""
+
+    rows: list[tuple[str, str, str, str]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def package_files(pkg: Path) -> tuple[str, Path, Path | None, Path | None]:
+    """(name, MJCF, URDF or None, USD or None) of an exported package."""
+    try:
+        name = json.loads((pkg / "export.json").read_text())["name"]
+    except (OSError, json.JSONDecodeError, KeyError):
+        raise InputError(
+            pkg, "not an exported package (no export.json with a name; see real2sim export)"
+        ) from None
+    mjcf = pkg / f"{name}.xml"
+    if not mjcf.is_file():
+        raise InputError(pkg, f"package has no {mjcf.name}")
+    urdf = pkg / f"{name}.urdf"
+    usd = next(
+        (pkg / f"{name}{s}" for s in (".usd", ".usda", ".usdc") if (pkg / f"{name}{s}").is_file()), None
+    )
+    return name, mjcf, urdf if urdf.is_file() else None, usd
+
+
+_OBJ = {"joint": "mjOBJ_JOINT", "body": "mjOBJ_BODY", "geom": "mjOBJ_GEOM", "actuator": "mjOBJ_ACTUATOR"}
+
+
+def _old_value(model, p: Resolved) -> float | None:
+    """The package's compiled value of ``p`` (None: no element of that name)."""
+    import mujoco
+
+    from real2sim.calibration.params import get_value
+
+    kind = "actuator" if p.kind == "delay" else p.kind
+    i = mujoco.mj_name2id(model, getattr(mujoco.mjtObj, _OBJ[kind]), p.element)
+    if i < 0:
+        return None
+    if p.kind == "delay":
+        return float(model.actuator_delay[i])
+    return get_value(model, replace(p, obj_id=i))
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.9g}"
+
+
+def _set_xml(root: ET.Element, p: Resolved, v: float, model) -> str | None:
+    """Set ``p`` on its element in the MJCF tree; returns why not, or None when set."""
+    tag = {"joint": ("joint",), "body": ("body",), "geom": ("geom",)}.get(p.kind)
+    els = [e for e in root.iter() if e.get("name") == p.element and (tag is None or e.tag in tag)]
+    if p.kind in ("actuator", "delay"):
+        els = [
+            e for e in els if e.tag in ("general", "motor", "position", "velocity", "intvelocity", "damper")
+        ]
+    if not els:
+        return "its element is not in this file"
+    el = els[0]
+    if p.kind == "joint":
+        el.set(p.attribute, _fmt(v))
+    elif p.kind == "body":
+        inert = el.find("inertial")
+        if inert is None:
+            return "the body has no explicit <inertial>"
+        if p.attribute == "mass":
+            inert.set("mass", _fmt(v))
+        else:
+            key = "pos" if p.attribute == "com" else "diaginertia"
+            if inert.get(key) is None:
+                return f"<inertial> has no {key}"
+            vec = inert.get(key).split()
+            vec[p.index] = _fmt(v)
+            inert.set(key, " ".join(vec))
+    elif p.kind == "geom":
+        gid = model.geom(p.element).id
+        fr = [_fmt(float(x)) for x in model.geom_friction[gid]]
+        fr[0] = _fmt(v)
+        el.set("friction", " ".join(fr))
+    elif p.kind == "delay":
+        step = float(model.opt.timestep)
+        el.set("delay", _fmt(v))
+        el.set("nsample", str(max(int(el.get("nsample", "0")), int(np.ceil(v / step)) + 2)))
+        el.set("interp", "linear")
+    else:
+        if el.tag != "general":
+            return f"<{el.tag}> shortcut: gain/bias are written for <general> actuators only"
+        key = "gainprm" if p.attribute == "gain" else "biasprm"
+        vec = (el.get(key) or "0").split()
+        vec[0] = _fmt(v)
+        el.set(key, " ".join(vec))
+        if key == "biasprm":
+            el.set("biastype", "affine")
+    return None
+
+
+def write_package(pkg: Path, params: list[Resolved], values: np.ndarray, keep: np.ndarray) -> PackageEdit:
+    """Write ``values`` (where ``keep`` is False: skipped, not identifiable) into the package; returns the edit.
+    The MJCF is edited in place as XML (everything else in it stays as the exporter wrote it) and must compile."""
+    import mujoco
+
+    pkg = Path(pkg)
+    name, mjcf, urdf, usd = package_files(pkg)
+    edit = PackageEdit()
+    model = mujoco.MjModel.from_xml_path(str(mjcf))
+    text = mjcf.read_text()
+    root = ET.fromstring(text, parser=ET.XMLParser(target=ET.TreeBuilder(insert_comments=True)))
+    placed: list[tuple[Resolved, float]] = []
+    for p, v, ok in zip(params, values, keep, strict=True):
+        if not ok:
+            edit.skipped.append(f"{p.name} (not identifiable: kept the package's value)")
+            continue
+        old = _old_value(model, p)
+        why = (
+            f"no {p.kind} {p.element!r} in {mjcf.name}" if old is None else _set_xml(root, p, float(v), model)
+        )
+        if why is not None:
+            edit.skipped.append(f"{p.name} ({why})")
+            continue
+        placed.append((p, float(v)))
+        edit.rows.append((p.name, mjcf.name, f"{old:.6g}", f"{float(v):.6g}"))
+    if placed:
+        new = ET.tostring(root, encoding="unicode") + ("\n" if text.endswith("\n") else "")
+        if " />" not in text:  # keep MjSpec's "<tag/>" spelling
+            new = new.replace(" />", "/>")
+        write_text(mjcf, new)
+        try:
+            mujoco.MjModel.from_xml_path(str(mjcf))
+        except ValueError as e:
+            write_text(mjcf, text)
+            raise InputError(
+                mjcf, f"calibrated package model does not compile: {str(e).splitlines()[0]}"
+            ) from None
+    if urdf is not None and placed:
+        _write_urdf(urdf, placed, edit)
+    if usd is not None and placed:
+        _write_usd(usd, placed, edit)
+    _write_readme(pkg / "README.md", edit)
+    return edit
+
+
+def _write_urdf(urdf: Path, placed: list[tuple[Resolved, float]], edit: PackageEdit) -> None:
+    tree = ET.parse(urdf)
+    root = tree.getroot()
+    for p, v in placed:
+        hit = None
+        if p.kind == "body" and p.attribute == "mass":
+            for link in root.iter("link"):
+                m = link.find("inertial/mass") if link.get("name") == p.element else None
+                if m is not None:
+                    hit, attr, el = m.get("value"), "value", m
+        elif p.kind == "joint" and p.attribute in ("damping", "frictionloss"):
+            for j in root.iter("joint"):
+                if j.get("name") == p.element:
+                    el = j.find("dynamics")
+                    if el is None:
+                        el = ET.SubElement(j, "dynamics")
+                    attr = "damping" if p.attribute == "damping" else "friction"
+                    hit = el.get(attr, "0")
+        if hit is None:
+            continue
+        el.set(attr, repr(float(v)))
+        edit.rows.append((p.name, urdf.name, f"{float(hit):.6g}", f"{v:.6g}"))
+    write_text(
+        urdf, '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    )
+
+
+def _write_usd(usd: Path, placed: list[tuple[Resolved, float]], edit: PackageEdit) -> None:
+    """Masses (``UsdPhysics.MassAPI``) and friction (``physics:dynamicFriction`` of the bound physics material or of
+    the prim itself) by prim name, with pxr; without pxr one note."""
+    try:
+        from pxr import Usd, UsdPhysics, UsdShade
+    except ImportError:
+        edit.notes.append(f"{usd.name} not updated: the pxr module (usd-core) is not installed")
+        return
+    stage = Usd.Stage.Open(str(usd))
+    by_name: dict[str, list] = {}
+    for prim in stage.Traverse():
+        by_name.setdefault(prim.GetName(), []).append(prim)
+    for p, v in placed:
+        for prim in by_name.get(p.element, []):
+            if p.kind == "body" and p.attribute == "mass" and prim.HasAPI(UsdPhysics.MassAPI):
+                attr = UsdPhysics.MassAPI(prim).GetMassAttr()
+            elif p.kind == "geom" and p.attribute == "friction":
+                mat = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial("physics")[0]
+                target = mat.GetPrim() if mat else prim
+                attr = target.GetAttribute("physics:dynamicFriction")
+                if not attr:
+                    continue
+            else:
+                continue
+            old = attr.Get()
+            attr.Set(float(v))
+            edit.rows.append((p.name, usd.name, f"{float(old or 0):.6g}", f"{v:.6g}"))
+            break
+    stage.GetRootLayer().Save()
+
+
+def _write_readme(readme: Path, edit: PackageEdit) -> None:
+    lines = [BEGIN, "## Calibration", "", "Written by `real2sim calibrate --package`.", ""]
+    if edit.rows:
+        lines += ["| parameter | file | old -> new |", "|---|---|---|"]
+        lines += [f"| `{n}` | `{f}` | {a} -> {b} |" for n, f, a, b in edit.rows]
+    else:
+        lines.append("No calibrated parameter names an element of this package.")
+    if edit.skipped:
+        lines += ["", "Not written:", ""] + [
+            f"- `{s.split(' ', 1)[0]}` {s.split(' ', 1)[1]}" for s in edit.skipped
+        ]
+    lines += [f"- {n}" for n in edit.notes] if edit.notes else []
+    lines.append(END)
+    block = "\n".join(lines) + "\n"
+    text = readme.read_text() if readme.is_file() else ""
+    if BEGIN in text and END in text:
+        a, b = text.index(BEGIN), text.index(END) + len(END)
+        text = text[:a] + block.rstrip("\n") + text[b:]
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + block
+    write_text(readme, text)
