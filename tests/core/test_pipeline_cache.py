@@ -21,11 +21,11 @@ from real2sim.pipeline.summary import (
 
 # The path fields the hand-kept list dropped before the list was derived from the annotations.
 _DROPPED = ("out_dir", "scene_dir", "inputs", "model", "logs", "holdout", "map", "poses", "image_dir",
-            "known_distance")  # fmt: skip
+            "known_distance", "package")  # fmt: skip
 
 
 def _stage_cfgs() -> list[object]:
-    from real2sim.calibration.run import CalibrateCfg
+    from real2sim.calibration.config import CalibrateCfg
     from real2sim.export.config import ExportCfg
     from real2sim.recon.photos import PhotosReconCfg
     from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
