@@ -58,7 +58,7 @@ def _read_csv(path: Path) -> Table:
     try:
         data = np.genfromtxt(io.StringIO("\n".join(lines[1:])), delimiter=",", dtype=float, ndmin=2)
     except ValueError as e:
-        raise InputError(path, f"CSV rows do not match the header ({e})") from None
+        raise InputError(path, f"CSV rows do not match the header ({' '.join(str(e).split())})") from None
     if data.size == 0:
         raise InputError(path, "CSV has a header but no rows")
     if data.shape[1] != len(header):
