@@ -18,7 +18,7 @@ def read_log(path: str | Path) -> dict[str, np.ndarray]:
     from real2sim.calibration.logs import read_table
     from real2sim.errors import InputError
 
-    malformed = (ValueError, OSError, EOFError, KeyError, IndexError, TypeError, NotImplementedError,
+    malformed = (ValueError, OSError, EOFError, KeyError, IndexError, TypeError, NotImplementedError, RuntimeError,
                  zlib.error, zipfile.BadZipFile, struct.error, OverflowError)  # fmt: skip
     path = Path(path)
     if path.is_dir() and not (path / "metadata.yaml").is_file():

@@ -210,11 +210,50 @@ def log_parquet(rng: np.random.Generator) -> bytes:
     return buf.getvalue()
 
 
+def las(rng: np.random.Generator) -> bytes:
+    """LAS 1.4, point format 3 (x y z intensity classification rgb); needs ``laspy`` (the formats extra)."""
+    import laspy
+
+    las = laspy.LasData(laspy.LasHeader(point_format=3, version="1.4"))
+    las.header.scales, las.header.offsets = [0.001] * 3, [0.0] * 3
+    p = _points(rng).astype(float)
+    las.x, las.y, las.z = p[:, 0], p[:, 1], p[:, 2]
+    las.intensity = rng.integers(0, 1000, N).astype(np.uint16)
+    las.classification = np.full(N, 2, dtype=np.uint8)
+    buf = io.BytesIO()
+    las.write(buf)
+    return buf.getvalue()
+
+
+def log_hdf5(rng: np.random.Generator) -> bytes:
+    """One 1-D and one 2-D dataset; needs ``h5py`` (the formats extra)."""
+    import h5py
+
+    cols = _log_columns(rng)
+    buf = io.BytesIO()
+    with h5py.File(buf, "w") as f:
+        f["time"] = cols["time"]
+        f["joints/state"] = np.stack([cols["position"], cols["velocity"]], 1)
+    return buf.getvalue()
+
+
+def _have(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
 POINTS = {"scan.ply": sample_scan_ply, "grid.ply": ply_ascii_with_grid, "mesh.ply": ply_binary_mesh,
           "lzf.pcd": pcd_lzf, "bin.pcd": pcd_binary, "ascii.pcd": pcd_ascii, "plain.npy": npy_plain,
           "rec.npy": npy_structured, "velo.bin": kitti_bin, "cloud.xyz": xyz_text}  # fmt: skip
 SPLATS = {"splat.ply": splat_ply, "ascii_splat.ply": splat_ascii}
-LOGS = {"log.csv": log_csv, "log.csv.gz": log_csv_gz, "log.npz": log_npz, "episode.parquet": log_parquet}
+LOGS = {"log.csv": log_csv, "log.csv.gz": log_csv_gz, "log.npz": log_npz}
+if _have("laspy"):
+    POINTS["cloud.las"] = las
+if _have("pyarrow"):
+    LOGS["episode.parquet"] = log_parquet
+if _have("h5py"):
+    LOGS["log.h5"] = log_hdf5
 
 
 def build(makers: dict, seed: int = 0) -> dict[str, bytes]:

@@ -94,6 +94,36 @@ def test_npz_with_a_bad_crc_is_an_input_error(tmp_path):
         read_log(tmp_path / "log.npz")
 
 
+def _las_with(offset: int, fmt: str, value: int) -> bytes:
+    raw = bytearray(seeds.build({"c.las": seeds.las})["c.las"])
+    struct.pack_into(fmt, raw, offset, value)
+    return bytes(raw)
+
+
+@pytest.mark.skipif(not seeds._have("laspy"), reason="laspy (the formats extra) is not installed")
+@pytest.mark.parametrize(
+    "offset, fmt, value, message",
+    [(100, "<I", 4194304, "VLRs"), (247, "<Q", 33554444, "truncated"), (107, "<I", 786432, "truncated")],
+)
+def test_las_counts_with_no_room_are_refused_before_laspy(offset, fmt, value, message, tmp_path):
+    # laspy spent 40 s walking 4,194,304 VLRs of a 783-byte file, and allocated 1.1 GB for a lying point count
+    (tmp_path / "c.las").write_bytes(_las_with(offset, fmt, value))
+    with pytest.raises(InputError, match=message):
+        read_points(tmp_path / "c.las")
+
+
+@pytest.mark.skipif(not seeds._have("h5py"), reason="h5py (the formats extra) is not installed")
+def test_every_byte_of_an_hdf5_log_flipped_is_read_or_an_input_error(tmp_path):
+    # h5py raised RuntimeError ("Object visitation failed"), KeyError and UnicodeDecodeError on flipped bytes
+    raw = seeds.build({"log.h5": seeds.log_hdf5})["log.h5"]
+    for i in range(0, len(raw), 3):
+        (tmp_path / "log.h5").write_bytes(raw[:i] + bytes([raw[i] ^ 0xFF]) + raw[i + 1 :])
+        try:
+            read_log(tmp_path / "log.h5")
+        except InputError as exc:
+            assert "\n" not in str(exc)
+
+
 @pytest.mark.parametrize("reader", [read_points, read_splat, read_log])
 def test_a_directory_is_named_as_one(reader, tmp_path):
     d = tmp_path / "adir.ply"
