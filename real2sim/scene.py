@@ -251,7 +251,13 @@ def load_scene(scene_dir: str | Path) -> Scene:
         prov = Provenance.from_json(d.get("provenance", {}))
     except InputError:
         raise
-    except (KeyError, TypeError, ValueError) as exc:
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        AttributeError,
+    ) as exc:  # AttributeError: a list where a dict belongs
         what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+        what = f"a field has the wrong type ({exc})" if isinstance(exc, AttributeError) else what
         raise InputError(js, f"invalid scene: {what}") from None
     return Scene(support=support, objects=tuple(objects), world_from_input=wfi, provenance=prov, frame=frame)
