@@ -71,10 +71,12 @@ def _read_csv(path: Path) -> Table:
     header = [h.strip() for h in lines[0].split(",")]
     if any(not h for h in header):
         raise InputError(path, "CSV header has an empty column name")
+    if not any(ln.strip() for ln in lines[1:]):  # before genfromtxt, which warns on empty input
+        raise InputError(path, "CSV has a header but no rows")
     try:
         data = np.genfromtxt(io.StringIO("\n".join(lines[1:])), delimiter=",", dtype=float, ndmin=2)
     except ValueError as e:
-        raise InputError(path, f"CSV rows do not match the header ({e})") from None
+        raise InputError(path, f"CSV rows do not match the header ({' '.join(str(e).split())})") from None
     if data.size == 0:
         raise InputError(path, "CSV has a header but no rows")
     if data.shape[1] != len(header):

@@ -180,6 +180,8 @@ def write_scene_into(scene: Scene, folder: Path) -> None:
     mesh_paths = []
     for o in scene.objects:
         rel = f"meshes/{o.name}.ply"
+        if not (folder / rel).resolve().is_relative_to(folder.resolve()):
+            raise ValueError(f"object name {o.name!r} would write its mesh outside the scene folder")
         save_mesh(folder / rel, o.mesh)
         mesh_paths.append(rel)
     write_text(folder / "scene.json", dumps_json(scene_to_json(scene, mesh_paths)))
@@ -190,6 +192,16 @@ def save_scene(scene: Scene, scene_dir: str | Path) -> Path:
     with output_dir(scene_dir) as tmp:
         write_scene_into(scene, tmp)
     return Path(scene_dir)
+
+
+def _inside(scene_dir: Path, js: Path, rel: Any) -> Path:
+    """``scene_dir / rel`` if it resolves (symlinks followed) inside the scene folder, else an ``InputError``."""
+    path = scene_dir / rel
+    if not path.resolve().is_relative_to(scene_dir.resolve()):
+        raise InputError(
+            js, f"mesh path {str(rel)!r} points outside the scene folder; meshes must lie inside it"
+        )
+    return path
 
 
 def load_scene(scene_dir: str | Path) -> Scene:
@@ -223,7 +235,7 @@ def load_scene(scene_dir: str | Path) -> Scene:
             objects.append(
                 SceneObject(
                     name=od["name"],
-                    mesh=load_mesh(scene_dir / od["mesh"]),
+                    mesh=load_mesh(_inside(scene_dir, js, od["mesh"])),
                     world_from_object=as_transform(
                         od["world_from_object"], f"{od['name']}.world_from_object"
                     ),
@@ -239,7 +251,13 @@ def load_scene(scene_dir: str | Path) -> Scene:
         prov = Provenance.from_json(d.get("provenance", {}))
     except InputError:
         raise
-    except (KeyError, TypeError, ValueError) as exc:
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        AttributeError,
+    ) as exc:  # AttributeError: a list where a dict belongs
         what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+        what = f"a field has the wrong type ({exc})" if isinstance(exc, AttributeError) else what
         raise InputError(js, f"invalid scene: {what}") from None
     return Scene(support=support, objects=tuple(objects), world_from_input=wfi, provenance=prov, frame=frame)

@@ -1,12 +1,19 @@
 """The decomposition cache: one ``.npz`` per mesh, keyed by its content, the options that shape collision geometry
-(``collision_options``) and the code that computes it (``code_version``), so no key is bumped by hand."""
+(``collision_options``) and the code that computes it (``code_version``), so no key is bumped by hand.
+
+Safe to share between concurrent runs: entries are content-addressed (the same key always holds the same bytes) and
+written to a temporary file in the cache folder then renamed into place (``os.replace``), so a reader sees a whole
+entry or none; each entry carries the sha256 of its arrays, and one that fails the check on read (torn by a killed
+run, a full disk, bit rot) is deleted and recomputed, with a warning."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import io
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +23,8 @@ from real2sim.atomic import write_bytes
 from real2sim.export.collision.primitives import SIZE_COUNT, Primitive
 from real2sim.export.collision.shape import Collision
 from real2sim.export.config import ExportCfg, collision_options
+
+log = logging.getLogger(__name__)
 
 CODE = ("collision/*.py", "visual.py", "fidelity.py")
 """Source files (relative to ``export/``) whose code shapes collision geometry: decomposition, primitive fits,
@@ -57,8 +66,18 @@ def cache_key(mesh: trimesh.Trimesh, cfg: ExportCfg) -> str:
     return h.hexdigest()
 
 
+def digest(arrays: dict[str, np.ndarray]) -> str:
+    """sha256 of the arrays' names, dtypes, shapes and bytes (in name order): the entry's checksum."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}\0{a.dtype.str}\0{a.shape}\0".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
 def save(path: Path, col: Collision) -> None:
-    """Write ``col`` to ``path`` (atomically)."""
+    """Write ``col`` to ``path`` with its checksum, atomically (temporary file in the same folder + rename)."""
     buf = io.BytesIO()
     arrays: dict[str, np.ndarray] = {}
     if col.primitive is not None:
@@ -67,22 +86,32 @@ def save(path: Path, col: Collision) -> None:
         arrays["prim"] = np.concatenate([p.pos, p.quat, p.size, [p.error]])
     for i, (v, f) in enumerate(col.hulls):
         arrays[f"v{i}"], arrays[f"f{i}"] = v, f
-    np.savez(buf, **arrays)
+    np.savez(buf, sha256=np.array(digest(arrays)), **arrays)
     write_bytes(path, buf.getvalue())
 
 
 def load(path: Path) -> Collision | None:
-    """The ``Collision`` saved at ``path``, or None if it cannot be read."""
+    """The ``Collision`` saved at ``path``; None (after a warning, the entry deleted) if it is missing, torn or fails
+    its checksum, so the caller recomputes it."""
     try:
         with np.load(path, allow_pickle=False) as z:
-            if "prim_kind" in z:
-                a = z["prim"]
-                kind = str(z["prim_kind"])
-                n = SIZE_COUNT[kind]
-                return Collision(
-                    Primitive(kind, a[:3], a[3:7], a[7 : 7 + n], float(a[7 + n])), (), cached=True
-                )
-            k = sum(1 for name in z.files if name.startswith("v"))
-            return Collision(None, tuple((z[f"v{i}"], z[f"f{i}"]) for i in range(k)), cached=True)
-    except (OSError, ValueError, KeyError):
+            arrays = {name: z[name] for name in z.files if name != "sha256"}
+            stored = str(z["sha256"]) if "sha256" in z.files else ""
+        if stored != digest(arrays):
+            raise ValueError("checksum mismatch" if stored else "no checksum")
+        if "prim_kind" in arrays:
+            a = arrays["prim"]
+            kind = str(arrays["prim_kind"])
+            n = SIZE_COUNT[kind]
+            return Collision(Primitive(kind, a[:3], a[3:7], a[7 : 7 + n], float(a[7 + n])), (), cached=True)
+        k = sum(1 for name in arrays if name.startswith("v"))
+        return Collision(None, tuple((arrays[f"v{i}"], arrays[f"f{i}"]) for i in range(k)), cached=True)
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # noqa: BLE001 - zipfile, numpy and the checks above: any damage means recompute
+        log.warning(
+            "decomposition cache entry %s is damaged (%s: %s); recomputing it", path, type(exc).__name__, exc
+        )
+        with contextlib.suppress(OSError):
+            path.unlink()
         return None

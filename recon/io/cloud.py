@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import struct
+import tokenize
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,3 +162,21 @@ def missing_extra(path: Path, module: str) -> InputError:
     return InputError(
         path, f"reading this format needs the '{module}' package: pip install 'real2sim[formats]'"
     )
+
+
+MALFORMED = (ValueError, IndexError, KeyError, TypeError, struct.error, OverflowError, EOFError, zlib.error,
+             tokenize.TokenError, SyntaxError)  # fmt: skip
+"""What parsing a corrupt file raises (numpy, struct, int(), LZF, NumPy's header parser); ``reading`` maps them."""
+
+
+@contextlib.contextmanager
+def reading(path: Path, what: str) -> Iterator[None]:
+    """Turn the low-level errors of parsing a corrupt file into one single-line ``InputError``."""
+    try:
+        with np.errstate(all="ignore"):
+            yield
+    except InputError:
+        raise
+    except MALFORMED as exc:
+        detail = " ".join(str(exc).split())[:200]
+        raise InputError(path, f"malformed {what} file ({type(exc).__name__}: {detail})") from None

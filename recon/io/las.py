@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -10,11 +11,36 @@ from real2sim.errors import InputError
 from real2sim.recon.io.cloud import PointCloud, cloud_from_fields, missing_extra
 
 
+def _check_header(path: Path) -> None:
+    """Refuse counts the file has no room for: laspy walks a 4-million-VLR count for 40 s and allocates a
+    lying point count before it reads."""
+    with open(path, "rb") as f:
+        head = f.read(375)
+    size = path.stat().st_size
+    if len(head) < 227 or not head.startswith(b"LASF"):
+        raise InputError(path, "not a LAS/LAZ file (no 'LASF' signature or a header shorter than 227 bytes)")
+    header_size, point_offset, nvlr = struct.unpack_from("<HII", head, 94)
+    room = max(0, min(point_offset, size) - header_size)
+    if nvlr * 54 > room:  # each VLR has a 54-byte header
+        raise InputError(path, f"header says {nvlr} VLRs; there are {room} bytes for them")
+    fmt, record, count = struct.unpack_from("<BHI", head, 104)
+    if head[25] >= 4 and len(head) >= 255:  # LAS 1.4: extended VLRs at the end, a 64-bit point count
+        evlr_start, nevlr, count64 = struct.unpack_from("<QIQ", head, 235)
+        if nevlr and nevlr * 60 > max(0, size - evlr_start):
+            raise InputError(path, f"header says {nevlr} extended VLRs; the file has no room for them")
+        count = max(count, count64)
+    if not fmt & 0x80 and count * record > max(0, size - point_offset):  # uncompressed LAS (LAZ sets bit 7)
+        raise InputError(
+            path, f"truncated: header says {count} points of {record} bytes, the file holds fewer"
+        )
+
+
 def read_las(path: Path) -> PointCloud:
     try:
         import laspy
     except ImportError:
         raise missing_extra(path, "laspy") from None
+    _check_header(path)
     try:
         las = laspy.read(str(path))
     except Exception as exc:  # laspy raises its own error types for malformed files

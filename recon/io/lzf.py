@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+MAX_RATIO = 88
+"""The most one compressed byte can expand to: a 3-byte back reference copies at most 264 bytes."""
+
 
 def lzf_decompress(src: bytes, out_len: int) -> bytes:
     """Decompress one LZF block (liblzf's format, as PCD ``binary_compressed`` stores it): with the C library of
-    the ``python-lzf`` package when installed, else in pure Python (same result, about 100x slower)."""
+    the ``python-lzf`` package when installed, else in pure Python (same result, about 100x slower).
+
+    A size no ``src`` can decompress to is refused before anything is allocated (python-lzf crashes the process
+    when it cannot allocate ``out_len`` bytes)."""
+    if out_len < 0 or out_len > MAX_RATIO * len(src):
+        raise ValueError(f"LZF size {out_len} is impossible for {len(src)} compressed bytes")
     try:
         import lzf
     except ImportError:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import tokenize
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -10,11 +13,33 @@ from real2sim.errors import InputError
 from real2sim.recon.io.cloud import PointCloud, cloud_from_fields
 
 
+def _check_header(path: Path) -> None:
+    """Refuse a header whose shape needs more bytes than the file holds (NumPy would allocate them first)."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        version = np.lib.format.read_magic(f)
+        read = (
+            np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        )
+        shape, _fortran, dtype = read(f, max_header_size=10000)
+        need = math.prod(shape) * dtype.itemsize
+        if dtype.hasobject or need > size - f.tell():
+            what = (
+                "Python objects"
+                if dtype.hasobject
+                else f"{need} bytes of data, the file holds {size - f.tell()}"
+            )
+            raise InputError(path, f"not a readable .npy array (shape {shape} of {dtype} needs {what})")
+
+
 def read_npy(path: Path) -> PointCloud:
     try:
-        arr = np.load(path, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise InputError(path, f"not a readable .npy array ({exc})") from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NumPy's header parser warns (SyntaxWarning) on a corrupt header
+            _check_header(path)
+            arr = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError, SyntaxError, tokenize.TokenError) as exc:
+        raise InputError(path, f"not a readable .npy array ({' '.join(str(exc).split())})") from None
     if arr.dtype.names:
         return cloud_from_fields({n: arr[n] for n in arr.dtype.names}, path)
     if arr.ndim != 2 or arr.shape[1] < 3:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
 from real2sim.errors import ConfigError, InputError
-from real2sim.recon.io.cloud import PointCloud
+from real2sim.recon.io.cloud import PointCloud, reading
 from real2sim.recon.io.e57 import read_e57
 from real2sim.recon.io.kitti import read_kitti
 from real2sim.recon.io.las import read_las
@@ -35,6 +34,8 @@ def read_points(path: str | Path, units: Units = "m") -> PointCloud:
     """Read a point cloud file; ``units`` says what one file unit is (``m``, ``cm`` or ``mm``)."""
     scale = unit_scale(units)
     path = Path(path)
+    if path.is_dir():
+        raise InputError(path, "is a directory, not a point-cloud file (give the scan files inside it)")
     if not path.is_file():
         raise InputError(path, "no such file")
     suffix = path.suffix.lower()
@@ -52,12 +53,13 @@ def read_points(path: str | Path, units: Units = "m") -> PointCloud:
     }
     if suffix not in readers:
         raise InputError(path, f"unsupported point-cloud format {suffix!r}; supported: {', '.join(SUFFIXES)}")
-    try:
+    with reading(path, suffix[1:].upper()):
         cloud = readers[suffix](path)
-    except InputError:
-        raise
-    except (ValueError, IndexError, KeyError, struct.error, UnicodeDecodeError, OverflowError) as exc:
-        raise InputError(path, f"malformed {suffix[1:].upper()} file ({exc})") from None
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _checked(cloud, path, scale)
+
+
+def _checked(cloud: PointCloud, path: Path, scale: float) -> PointCloud:
     pts = np.asarray(cloud.points, dtype=np.float64)
     if pts.ndim != 2 or pts.shape[1] != 3:
         raise InputError(path, f"expected (N, 3) points, got shape {pts.shape}")

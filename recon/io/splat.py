@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.errors import InputError
+from real2sim.recon.io.cloud import reading
 
 SH_C0 = 0.28209479177387814
 REQUIRED = ("x", "y", "z", "f_dc_0", "f_dc_1", "f_dc_2", "opacity", "scale_0", "scale_1", "scale_2",
@@ -87,8 +88,15 @@ def _parse_header(path: Path, raw: bytes) -> tuple[str, list[tuple[str, int, lis
 def read_splat_raw(path: str | Path) -> dict[str, np.ndarray]:
     """The ``vertex`` properties of a splat PLY as float64 arrays (raw, not activated)."""
     path = Path(path)
+    if path.is_dir():
+        raise InputError(path, "is a directory, not a splat PLY file")
     if not path.is_file():
         raise InputError(path, "no such splat file")
+    with reading(path, "splat PLY"):
+        return _read_splat_raw(path)
+
+
+def _read_splat_raw(path: Path) -> dict[str, np.ndarray]:
     raw = path.read_bytes()
     fmt, elements, offset = _parse_header(path, raw)
     names = [e[0] for e in elements]
@@ -150,7 +158,9 @@ def activate(data: dict[str, np.ndarray], source: str = "") -> GaussianSplat:
 
 def read_splat(path: str | Path) -> GaussianSplat:
     """Read and activate a 3DGS PLY; every problem is one ``InputError`` naming the file."""
-    return activate(read_splat_raw(path), str(path))
+    data = read_splat_raw(path)
+    with np.errstate(all="ignore"):
+        return activate(data, str(path))
 
 
 def write_splat(path: str | Path, splat: GaussianSplat) -> None:
