@@ -58,7 +58,7 @@ def _read_folder(path: Path) -> Table:
         return _read_rosbag(path)
     raise InputError(
         path,
-        "folder is neither a LeRobot dataset (meta/info.json) nor a ROS 2 bag (metadata.yaml with .mcap/.db3 files)",
+        "is a directory but neither a LeRobot dataset (meta/info.json) nor a ROS 2 bag (metadata.yaml, .mcap/.db3 files)",
     )
 
 
@@ -172,3 +172,27 @@ def _read_rosbag(path: Path) -> Table:
         for i, field in enumerate(("position", "velocity", "effort")):
             out[f"{n}.{field}"] = vals[:, i]
     return out
+
+
+def read_log(path: str | Path) -> dict[str, np.ndarray]:
+    """Read a robot log (CSV, CSV.gz, NPZ, Parquet/LeRobot, HDF5, ROS 2 bag / MCAP) into named float columns; every
+    problem with the file is one single-line ``InputError`` naming it."""
+    import struct
+    import warnings
+    import zipfile
+    import zlib
+
+    malformed = (ValueError, OSError, EOFError, KeyError, IndexError, TypeError, NotImplementedError, RuntimeError,
+                 zlib.error, zipfile.BadZipFile, struct.error, OverflowError)  # fmt: skip
+    path = Path(path)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. genfromtxt's "Empty input file" before the one-line error
+            return read_table(path)
+    except InputError as exc:
+        if "\n" in exc.problem:
+            raise InputError(exc.path, " ".join(exc.problem.split())) from None
+        raise
+    except malformed as exc:
+        detail = " ".join(str(exc).split())[:200]
+        raise InputError(path, f"malformed log file ({type(exc).__name__}: {detail})") from None

@@ -9,7 +9,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from real2sim.calibration.logs import Table, read_table
+from real2sim.calibration.logs import Table, read_log
 from real2sim.errors import InputError
 from real2sim.trajectory import Trajectory
 
@@ -186,7 +186,7 @@ def load_trajectory(path: str | Path, log_map: LogMap, model=None) -> tuple[Traj
     With ``model`` (an MjModel) the joint and actuator names are checked against it.
     """
     path = Path(path)
-    return table_trajectory(select_episode(read_table(path), log_map, path), log_map, path, model)
+    return table_trajectory(select_episode(read_log(path), log_map, path), log_map, path, model)
 
 
 def load_trajectories(
