@@ -125,7 +125,10 @@ def poisson_surface(points: np.ndarray, normals: np.ndarray, cfg: PoissonCfg) ->
         trimmed = largest_component(trimesh.Trimesh(v, f[keep[f].all(axis=1)], process=True))
         import pymeshfix
 
-        vc, fc = pymeshfix.clean_from_arrays(np.asarray(trimmed.vertices), np.asarray(trimmed.faces))
+        from real2sim.stdio import native_output_silenced
+
+        with native_output_silenced():  # MeshFix's own messages; the checks below decide
+            vc, fc = pymeshfix.clean_from_arrays(np.asarray(trimmed.vertices), np.asarray(trimmed.faces))
         closed = trimesh.Trimesh(vc, fc, process=True)
         if (
             closed.is_watertight
