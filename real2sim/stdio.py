@@ -8,6 +8,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
+def _flush_c_stdio() -> None:
+    """``fflush(NULL)``: empty the C library's stdout/stderr buffers (C++ streams write through them)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):  # no C library handle on this platform
+        pass
+
+
 @contextmanager
 def native_output_silenced(fds: tuple[int, ...] = (1, 2)) -> Iterator[None]:
     """Send what native code writes to ``fds`` (stdout, stderr) to the null device while the block runs
@@ -28,6 +38,7 @@ def native_output_silenced(fds: tuple[int, ...] = (1, 2)) -> Iterator[None]:
             os.dup2(null, fd)
         yield
     finally:
+        _flush_c_stdio()  # C/C++ buffers written in the block go to the null device, not out at exit
         for fd, s in zip(fds, saved, strict=True):
             os.dup2(s, fd)
             os.close(s)

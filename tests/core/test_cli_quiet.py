@@ -24,11 +24,15 @@ def test_fit_takes_comma_lists_and_repeats():
 
 
 def test_native_output_is_silenced_at_the_descriptor(capfd):
+    import ctypes
     import os
 
+    libc = ctypes.CDLL(None)
     with native_output_silenced():
         os.write(1, b"native stdout\n")
         os.write(2, b"native stderr\n")
+        libc.printf(b"native buffered\n")  # sits in the C stdio buffer (a file is fully buffered)
+    libc.fflush(None)
     print("ours")
     out, err = capfd.readouterr()
     assert out == "ours\n" and err == ""
@@ -46,3 +50,19 @@ def test_meshfix_prints_nothing(capfd):
         pass
     out, err = capfd.readouterr()
     assert "MeshFix" not in out + err and out == ""
+
+
+def test_recon_meshfix_prints_nothing(capfd):
+    from real2sim.recon.surface import ensure_closed
+
+    m = trimesh.creation.icosphere(2)
+    rng = np.random.default_rng(0)
+    soup = trimesh.Trimesh(
+        m.vertices, np.vstack([m.faces, rng.integers(0, len(m.vertices), (60, 3))]), process=False
+    )
+    try:
+        ensure_closed(soup)
+    except Exception:  # refusing the soup is fine; printing is not
+        pass
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
