@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+_LOCK = threading.RLock()
+"""One silenced block at a time: overlapping blocks in threads would restore each other's null device."""
 
 
 def _flush_c_stdio() -> None:
@@ -27,19 +31,20 @@ def native_output_silenced(fds: tuple[int, ...] = (1, 2)) -> Iterator[None]:
             stream.flush()
         except (AttributeError, ValueError):  # replaced or closed stream
             pass
-    try:
-        saved = [os.dup(fd) for fd in fds]
-    except OSError:  # no such descriptor (embedded interpreter): nothing to silence
-        yield
-        return
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        for fd in fds:
-            os.dup2(null, fd)
-        yield
-    finally:
-        _flush_c_stdio()  # C/C++ buffers written in the block go to the null device, not out at exit
-        for fd, s in zip(fds, saved, strict=True):
-            os.dup2(s, fd)
-            os.close(s)
-        os.close(null)
+    with _LOCK:
+        try:
+            saved = [os.dup(fd) for fd in fds]
+        except OSError:  # no such descriptor (embedded interpreter): nothing to silence
+            yield
+            return
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            for fd in fds:
+                os.dup2(null, fd)
+            yield
+        finally:
+            _flush_c_stdio()  # C/C++ buffers written in the block go to the null device, not out at exit
+            for fd, s in zip(fds, saved, strict=True):
+                os.dup2(s, fd)
+                os.close(s)
+            os.close(null)
