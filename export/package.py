@@ -143,11 +143,10 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
             checks = validate_package(tmp, vcfg, manifest, model)
         renders: list[str] = []
         if cfg.render:
-            from real2sim.export.render import render_objects, render_overview
+            from real2sim.export.render import render_package
 
             with step("rendering"), _timed("render"):
-                overview = render_overview(tmp, name, placed)
-                renders = ([overview] if overview else []) + render_objects(tmp, placed)
+                renders = render_package(tmp, placed, scene.support)
         write_text(tmp / "README.md", readme_md(manifest, checks))
         write_text(tmp / "report.html", report_html(manifest, checks, renders))
         failed = [c for c in checks if not c.passed]

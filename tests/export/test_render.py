@@ -63,7 +63,7 @@ def load(p: Path) -> np.ndarray:
 @pytest.mark.parametrize("name", ["ball", "L_block"])
 def test_object_render_draws_both_halves_in_frame(packages, name):
     img = load(packages[0].path / "renders" / f"{name}.png")
-    assert img.shape == (320, 640, 3)
+    assert img.shape == (360, 640, 3)
     mask = object_mask(img)
     assert not (img == 0).all() and 0.02 < mask.mean() < 0.6, mask.mean()
     half = img.shape[1] // 2
