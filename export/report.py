@@ -36,7 +36,7 @@ def readme_md(info: PackageManifest, checks: tuple[Check, ...]) -> str:
         )
     lines += [
         "- `assets/`: visual meshes (`*_visual.obj`) and collision hulls (`*_collision_<i>.obj`); an object whose"
-        " capture had colour (scan point colours, splat colours) also has `*_visual.png`, those colours as a"
+        " capture had colour (scan points, photos, splat) also has `*_visual.png`, those colours as a"
         " texture on the mesh's UVs (MJCF material, URDF material texture, `*_visual.mtl` for OBJ viewers);"
         " the others are drawn in one colour",
         "- `report.html`, `renders/`: checks, a scene overview and pictures of visual vs collision geometry",
