@@ -10,6 +10,7 @@ import numpy as np
 from real2sim.export.collision.primitives import mj_geom_type
 from real2sim.export.config import ExportCfg
 from real2sim.export.prepare import PlacedObject
+from real2sim.export.visual import has_colours, texture_file
 from real2sim.scene import Support
 from real2sim.transforms import matrix_to_quat
 
@@ -56,6 +57,7 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
     spec = mujoco.MjSpec()
     spec.modelname = name
     spec.meshdir = "assets"
+    spec.texturedir = "assets"
     spec.compiler.degree = False
     spec.option.timestep = cfg.timestep
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
@@ -103,7 +105,16 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
         vg.name = f"{n}_visual"
         vg.type = mujoco.mjtGeom.mjGEOM_MESH
         vg.meshname = f"{n}_visual"
-        vg.rgba = _r(o.obj.rgba, 4)
+        if has_colours(o.obj.visual):  # the capture's colours: texture atlas on the visual mesh's UVs
+            tex = spec.add_texture()
+            tex.name, tex.type = f"{n}_visual", mujoco.mjtTexture.mjTEXTURE_2D
+            tex.file = texture_file(o.visual_file())
+            mat = spec.add_material()
+            mat.name = f"{n}_visual"
+            mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = tex.name
+            vg.material = mat.name
+        else:
+            vg.rgba = _r(o.obj.rgba, 4)
         prim = o.obj.collision.primitive
         if prim is not None:
             cg = body.add_geom(col)

@@ -21,6 +21,7 @@ from real2sim.export.manifest import MANIFEST_FILE, ManifestObject, PackageManif
 from real2sim.export.objio import obj_text
 from real2sim.export.prepare import ObjectJob, PlacedObject, prepare_object
 from real2sim.export.settle import drop_onto_support, presettle
+from real2sim.export.visual import write_visual
 from real2sim.meshio import mesh_to_ply_bytes
 from real2sim.progress import step
 from real2sim.provenance import sha256_bytes, tool_versions
@@ -47,10 +48,7 @@ def _tools() -> dict[str, str]:
 def _write_assets(folder: Path, placed: list[PlacedObject]) -> None:
     for o in placed:
         v = o.obj.visual
-        colors = v.visual.vertex_colors if v.visual is not None and v.visual.kind == "vertex" else None
-        write_text(
-            folder / "assets" / o.visual_file(), obj_text(v.vertices, v.faces, colors, f"{o.name} visual")
-        )
+        write_visual(folder / "assets", o.visual_file(), v, f"{o.name} visual")
         c = o.obj.collision
         meshes = (
             c.meshes() if c.primitive is None else ([c.primitive.to_mesh()] if o.collision_files() else [])
@@ -99,6 +97,8 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
     if not scene.objects:
         raise StageError("the scene has no objects to export")
     name = sanitize_name(cfg.name or out_dir.name or "scene")
+    if name.lower() == "scene":  # scene.xml includes <name>.xml: the model needs another name
+        name = "scene_model"
     taken: set[str] = {"support", "floor", "world", name}
     executor = ExecutorCfg(workers=cfg.workers)
     threads = coacd_threads(executor.pool_size(len(scene.objects)))
@@ -143,10 +143,10 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
             checks = validate_package(tmp, vcfg, manifest, model)
         renders: list[str] = []
         if cfg.render:
-            from real2sim.export.render import render_objects
+            from real2sim.export.render import render_package
 
             with step("rendering"), _timed("render"):
-                renders = render_objects(tmp, placed)
+                renders = render_package(tmp, placed, scene.support)
         write_text(tmp / "README.md", readme_md(manifest, checks))
         write_text(tmp / "report.html", report_html(manifest, checks, renders))
         failed = [c for c in checks if not c.passed]

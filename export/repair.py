@@ -13,6 +13,7 @@ import numpy as np
 import trimesh
 
 from real2sim.errors import InputError
+from real2sim.stdio import native_output_silenced
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,8 @@ def _meshfix(m: trimesh.Trimesh, where: str) -> trimesh.Trimesh:
     v = np.ascontiguousarray(m.vertices, dtype=np.float64)
     f = np.ascontiguousarray(m.faces, dtype=np.int32)
     try:
-        v2, f2 = pymeshfix.clean_from_arrays(v, f)
+        with native_output_silenced():  # MeshFix prints "could not fix everything"; the checks below decide
+            v2, f2 = pymeshfix.clean_from_arrays(v, f)
     except Exception as exc:  # pymeshfix raises RuntimeError/ValueError on hopeless input
         raise InputError(where, f"mesh repair failed ({exc}); supply a watertight mesh") from None
     out = trimesh.Trimesh(np.asarray(v2, dtype=np.float64), np.asarray(f2, dtype=np.int64), process=True)

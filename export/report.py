@@ -35,8 +35,11 @@ def readme_md(info: PackageManifest, checks: tuple[Check, ...]) -> str:
             f"- `{name}.urdf`: the same objects for other engines (mesh paths relative to this folder)"
         )
     lines += [
-        "- `assets/`: visual meshes (`*_visual.obj`, vertex colours) and collision hulls (`*_collision_<i>.obj`)",
-        "- `report.html`, `renders/`: checks and pictures of visual vs collision geometry",
+        "- `assets/`: visual meshes (`*_visual.obj`) and collision hulls (`*_collision_<i>.obj`); an object whose"
+        " capture had colour (scan points, photos, splat) also has `*_visual.png`, those colours as a"
+        " texture on the mesh's UVs (MJCF material, URDF material texture, `*_visual.mtl` for OBJ viewers);"
+        " the others are drawn in one colour",
+        "- `report.html`, `renders/`: checks, a scene overview and pictures of visual vs collision geometry",
         "",
         "## Inputs",
         "",
@@ -91,6 +94,6 @@ def report_html(info: PackageManifest, checks: tuple[Check, ...], renders: list[
         + ".ok td:nth-child(2){color:green}.bad td:nth-child(2){color:red}</style></head><body>\n"
         + f"<h1>{e(name)}</h1>\n<h2>Checks</h2><table>{rows}</table>\n<h2>Objects</h2><table>"
         + "<tr><th>body</th><th>source</th><th>role</th><th>mass [kg]</th><th>collision</th></tr>"
-        + f"{objs}</table>\n<h2>Renders (visual | collision)</h2>{imgs}\n<h2>Inputs</h2><table>{ins}</table>\n"
+        + f"{objs}</table>\n<h2>Renders (scene overview; each object: visual | collision)</h2>{imgs}\n<h2>Inputs</h2><table>{ins}</table>\n"
         + f"<h2>Options</h2><table>{opts}</table>\n<h2>Tools</h2><table>{tools}</table>\n</body></html>\n"
     )

@@ -8,6 +8,7 @@ import numpy as np
 
 from real2sim.export.mjcf import support_box
 from real2sim.export.prepare import PlacedObject
+from real2sim.export.visual import has_colours, texture_file
 from real2sim.scene import Support
 from real2sim.transforms import quat_to_matrix
 
@@ -69,6 +70,8 @@ def urdf_xml(name: str, objects: list[PlacedObject], support: Support) -> str:
         ET.SubElement(ET.SubElement(vis, "geometry"), "mesh", {"filename": f"assets/{o.visual_file()}"})
         mat = ET.SubElement(vis, "material", {"name": f"{n}_color"})
         ET.SubElement(mat, "color", {"rgba": _f(o.obj.rgba)})
+        if has_colours(o.obj.visual):
+            ET.SubElement(mat, "texture", {"filename": f"assets/{texture_file(o.visual_file())}"})
         prim = o.obj.collision.primitive
         if prim is not None and prim.kind != "capsule":
             colx = ET.SubElement(link, "collision", {"name": f"{n}_collision_0"})

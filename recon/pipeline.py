@@ -97,6 +97,25 @@ def place_object(mesh_world: trimesh.Trimesh, support_z: float) -> tuple[trimesh
     return m, world_from_object
 
 
+PAINT_NEIGHBOURS = 4
+"""A mesh vertex takes the mean colour of this many nearest points of its object (smooths single-point noise)."""
+
+
+def _paint(mesh: trimesh.Trimesh, points: np.ndarray, colors: np.ndarray | None) -> trimesh.Trimesh:
+    """``mesh`` (vertices in the frame of ``points``) given per-vertex colours from its nearest coloured points;
+    the geometry is untouched. As it is when the points carry no colour."""
+    if colors is None or len(points) == 0:
+        return mesh
+    k = min(PAINT_NEIGHBOURS, len(points))
+    _, idx = cKDTree(points).query(mesh.vertices, k=k)
+    rgb = np.asarray(colors, dtype=np.float64)[np.asarray(idx).reshape(len(mesh.vertices), k)].mean(axis=1)
+    c = np.clip(np.round(rgb * 255), 0, 255).astype(np.uint8)
+    mesh.visual = trimesh.visual.ColorVisuals(
+        mesh, vertex_colors=np.hstack([c, np.full((len(c), 1), 255, np.uint8)])
+    )
+    return mesh
+
+
 def _object_colour(colors: np.ndarray | None) -> tuple[float, float, float, float] | None:
     if colors is None or len(colors) == 0:
         return None
@@ -196,6 +215,7 @@ def points_to_scene(
             else:
                 nrm = estimate_normals(mpts, cfg.normal_radius, o)
             mesh_w = mesh_object(mpts, nrm, 0.0, cfg, free_space=free_space)
+            _paint(mesh_w, obj_pts, None if cloud.colors is None else cloud.colors[vidx][sel])
             mesh_o, world_from_object = place_object(mesh_w, 0.0)
             objects.append(
                 SceneObject(
@@ -320,6 +340,7 @@ def _object_only(
     else:  # no sensor positions: orient away from the centroid, then propagate consistently over the surface
         nrm = _outward_normals(mpts, cfg.normal_radius)
     mesh_w = mesh_object(mpts, nrm, None, cfg)
+    _paint(mesh_w, w, None if cloud.colors is None else cloud.colors[vidx][keep])
     obj = SceneObject(
         name="object_1",
         mesh=mesh_w,

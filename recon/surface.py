@@ -123,9 +123,7 @@ def poisson_surface(points: np.ndarray, normals: np.ndarray, cfg: PoissonCfg) ->
     mesh = full
     if not keep.all():
         trimmed = largest_component(trimesh.Trimesh(v, f[keep[f].all(axis=1)], process=True))
-        import pymeshfix
-
-        vc, fc = pymeshfix.clean_from_arrays(np.asarray(trimmed.vertices), np.asarray(trimmed.faces))
+        vc, fc = _meshfix(trimmed)
         closed = trimesh.Trimesh(vc, fc, process=True)
         if (
             closed.is_watertight
@@ -167,21 +165,27 @@ def decimate(mesh: trimesh.Trimesh, max_triangles: int) -> trimesh.Trimesh:
     out = trimesh.Trimesh(v, f, process=True)
     if out.is_watertight and out.is_winding_consistent and len(out.faces) > 0:
         return out
-    import pymeshfix
-
-    vclean, fclean = pymeshfix.clean_from_arrays(np.asarray(out.vertices), np.asarray(out.faces))
+    vclean, fclean = _meshfix(out)
     fixed = trimesh.Trimesh(vclean, fclean, process=True)
     if fixed.is_watertight and fixed.is_winding_consistent and len(fixed.faces) <= max_triangles:
         return fixed
     return mesh
 
 
+def _meshfix(mesh: trimesh.Trimesh) -> tuple[np.ndarray, np.ndarray]:
+    """pymeshfix's hole filling and clean-up, its own messages silenced (the callers check the result)."""
+    import pymeshfix
+
+    from real2sim.stdio import native_output_silenced
+
+    with native_output_silenced():
+        return pymeshfix.clean_from_arrays(np.asarray(mesh.vertices), np.asarray(mesh.faces))
+
+
 def ensure_closed(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
     """Watertight, winding-consistent and outward (positive volume), repairing with pymeshfix if needed."""
     if not (mesh.is_watertight and mesh.is_winding_consistent):
-        import pymeshfix
-
-        v, f = pymeshfix.clean_from_arrays(np.asarray(mesh.vertices), np.asarray(mesh.faces))
+        v, f = _meshfix(mesh)
         mesh = trimesh.Trimesh(v, f, process=True)
         if not (mesh.is_watertight and mesh.is_winding_consistent):
             raise StageError("could not make the object mesh watertight")

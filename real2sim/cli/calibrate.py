@@ -1,4 +1,4 @@
-"""`real2sim calibrate MODEL --log FILE... --map MAP.toml --fit PARAM... [--holdout FILE...] -o OUT_DIR [--json]`."""
+"""`real2sim calibrate MODEL --log FILE... --map MAP.toml --fit PARAM[,PARAM...]... [--holdout FILE...] -o OUT_DIR [--json]`."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from real2sim.cli.options import Opt, build, options
     "report",
     "package",
     logs=Opt(("--log",), multiple=True, required=True),
-    fit=Opt(multiple=True, required=True),
+    fit=Opt(multiple=True, required=True, commas=True),
     holdout=Opt(multiple=True),
     out_dir=Opt(("-o", "--out"), required=True),
     window_s=Opt(("--window",)),

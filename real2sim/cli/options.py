@@ -37,6 +37,8 @@ class Opt:
     """No default: the option must be given."""
     multiple: bool = False
     """Repeatable (``--log A --log B``) instead of a comma list; for tuple fields."""
+    commas: bool = False
+    """With ``multiple``: each value may also be a comma list (``--fit a,b --fit c`` gives ``(a, b, c)``)."""
     type: click.ParamType | None = None
     """The click type, where the annotation says less than the command checks (e.g. a ``str`` with choices)."""
     metavar: str | None = None
@@ -95,6 +97,11 @@ def _comma_list(item: Any) -> Callable[[click.Context, click.Parameter, Any], An
     return callback
 
 
+def _flatten_commas(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Callback of a repeatable option whose values may be comma lists: one flat tuple."""
+    return tuple(x.strip() for v in value or () for x in str(v).split(",") if x.strip())
+
+
 def _default(f: dataclasses.Field) -> Any:
     if f.default is not dataclasses.MISSING:
         return f.default
@@ -128,6 +135,8 @@ def option(cls: type, name: str, opt: Opt = Opt()) -> Callable[[F], F]:
         if opt.multiple:
             kw.pop("show_default", None)
             kw.update(multiple=True, default=kw.get("default") or ())
+            if opt.commas:
+                kw["callback"] = _flatten_commas
             return click.option(*(opt.decls or (flag,)), name, type=_click_type(item), **kw)
         if "default" in kw:
             kw["default"] = ",".join(str(x) for x in kw["default"])

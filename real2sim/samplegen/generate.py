@@ -28,6 +28,10 @@ TABLE_SIZE = (1.2, 0.8, 0.04)
 """Table top extents [m] (x, y, thickness); its top surface is the world's z = 0."""
 FLOOR_Z = -0.75
 """Floor height [m] below the table top."""
+TABLE_RGB = (0.62, 0.50, 0.38)
+"""Table colour in the scans (the base colour of its photo texture)."""
+FLOOR_RGB = (0.35, 0.35, 0.35)
+"""Floor colour in the scans."""
 
 
 @dataclass(frozen=True)
@@ -133,13 +137,14 @@ def generate_into(out: Path, cfg: SampleGenCfg) -> dict[str, Any]:
     world_meshes = [table, floor] + [o.mesh_in_world() for o in objects]
     labels = [0, -1] + list(range(1, len(objects) + 1))
     albedo = [0.55, 0.3] + [float(np.mean(o.rgb)) for o in objects]
+    rgb = [TABLE_RGB, FLOOR_RGB] + [tuple(o.rgb) for o in objects]
     poses = sensor_poses(rng_lidar, cfg.n_scans)
     gt_lidar, poses_json, files = [], {}, []
     with progress("casting LiDAR scans", total=cfg.n_scans) as advance:
         for k, pose in enumerate(poses):
-            scan = cast_scan(world_meshes, labels, albedo, pose, cfg.lidar, rng_lidar)
+            scan = cast_scan(world_meshes, labels, albedo, pose, cfg.lidar, rng_lidar, rgb)
             name = f"scan_{k:02d}.ply"
-            write_bytes(out / "lidar" / name, ply_bytes(scan.points_sensor, scan.intensity))
+            write_bytes(out / "lidar" / name, ply_bytes(scan.points_sensor, scan.intensity, scan.colors))
             write_bytes(out / "ground_truth" / "lidar_labels" / f"scan_{k:02d}.npy", _npy_bytes(scan.labels))
             poses_json[name] = _T(pose)
             files.append(f"lidar/{name}")

@@ -81,6 +81,8 @@ class Scan:
     """(N,) int8 ground-truth label per point: 0 table, -1 floor, k >= 1 the k-th object."""
     world_from_sensor: np.ndarray
     """4x4 sensor pose."""
+    colors: np.ndarray | None = None
+    """(N, 3) uint8 RGB per point (the surface colour, shaded by incidence, as a coloured scanner records it)."""
 
 
 def cast_scan(
@@ -90,8 +92,10 @@ def cast_scan(
     world_from_sensor: np.ndarray,
     cfg: LidarCfg,
     rng: np.random.Generator,
+    rgb: list[tuple[float, float, float]] | None = None,
 ) -> Scan:
-    """Cast the sensor's rays into the world ``meshes`` (world frame) and apply the sensor model."""
+    """Cast the sensor's rays into the world ``meshes`` (world frame) and apply the sensor model; ``rgb`` (one
+    colour 0..1 per mesh) gives the points colours (no random draws: the points do not depend on it)."""
     import open3d as o3d
 
     scene = o3d.t.geometry.RaycastingScene()
@@ -126,18 +130,28 @@ def cast_scan(
     lab = np.asarray(labels, dtype=np.int8)[gid]
     alb = np.asarray(albedo, dtype=np.float64)[gid]
     inten = np.clip(alb * (0.3 + 0.7 * cos_inc[keep]), 0.0, 1.0)
-    return Scan(pts.astype(np.float32), inten.astype(np.float32), lab, world_from_sensor)
+    colors = None
+    if rgb is not None:
+        shade = (0.55 + 0.45 * cos_inc[keep])[:, None]
+        colors = np.round(np.clip(np.asarray(rgb, dtype=np.float64)[gid] * shade, 0, 1) * 255).astype(
+            np.uint8
+        )
+    return Scan(pts.astype(np.float32), inten.astype(np.float32), lab, world_from_sensor, colors)
 
 
-def ply_bytes(points: np.ndarray, intensity: np.ndarray) -> bytes:
-    """Binary little-endian PLY with float32 x y z intensity."""
+def ply_bytes(points: np.ndarray, intensity: np.ndarray, colors: np.ndarray | None = None) -> bytes:
+    """Binary little-endian PLY with float32 x y z intensity (and uchar red green blue with ``colors``)."""
+    rgb = "" if colors is None else "property uchar red\nproperty uchar green\nproperty uchar blue\n"
     head = (
         "ply\nformat binary_little_endian 1.0\n"
         f"element vertex {len(points)}\n"
-        "property float x\nproperty float y\nproperty float z\nproperty float intensity\nend_header\n"
+        f"property float x\nproperty float y\nproperty float z\nproperty float intensity\n{rgb}end_header\n"
     ).encode("ascii")
-    rec = np.empty(len(points), dtype=[("p", "<f4", 3), ("i", "<f4")])
+    fields = [("p", "<f4", 3), ("i", "<f4")] + ([] if colors is None else [("c", "u1", 3)])
+    rec = np.empty(len(points), dtype=fields)
     rec["p"], rec["i"] = points, intensity
+    if colors is not None:
+        rec["c"] = colors
     return head + rec.tobytes()
 
 

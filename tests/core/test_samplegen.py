@@ -43,9 +43,10 @@ def read_ply_xyzi(path: Path) -> tuple[np.ndarray, np.ndarray]:
     assert header[1] == "format binary_little_endian 1.0"
     n = int(next(h for h in header if h.startswith("element vertex")).split()[-1])
     props = [h.split()[1:] for h in header if h.startswith("property")]
-    assert props == [["float", "x"], ["float", "y"], ["float", "z"], ["float", "intensity"]]
-    rec = np.frombuffer(data[end:], dtype="<f4").reshape(n, 4)
-    return rec[:, :3].astype(np.float64), rec[:, 3].astype(np.float64)
+    xyzi = [["float", "x"], ["float", "y"], ["float", "z"], ["float", "intensity"]]
+    assert props == xyzi + [["uchar", c] for c in ("red", "green", "blue")]
+    rec = np.frombuffer(data[end:], dtype=[("p", "<f4", 3), ("i", "<f4"), ("c", "u1", 3)], count=n)
+    return rec["p"].astype(np.float64), rec["i"].astype(np.float64)
 
 
 def _world_meshes(root: Path, gt: dict) -> list:

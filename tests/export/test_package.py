@@ -53,7 +53,7 @@ def test_synthetic_package_passes_every_check(synthetic_package):
     assert (pkg.path / "assets" / "L_block_collision_0.obj").is_file()
     for f in ("README.md", "report.html", "export.json", "synth.urdf", "synth.xml", "scene.xml"):
         assert (pkg.path / f).is_file(), f
-    assert len(list((pkg.path / "renders").glob("*.png"))) == 5
+    assert len(list((pkg.path / "renders").glob("*.png"))) == 6  # 5 objects + scene overview
 
 
 def test_classes_keyframe_and_scene_include(synthetic_package):
