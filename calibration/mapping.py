@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +42,10 @@ class LogMap:
     episode: int | None = None
     """With several episodes in one file (LeRobot ``episode_index``): the one to load."""
     episode_column: str = "episode_index"
+    enable: dict[str, str] = field(default_factory=dict)
+    """Model actuator name → the column of its on/off flag (``enable = "COLUMN"``; nonzero = powered)."""
+    constants: tuple[str, ...] = ()
+    """Columns (e.g. JSON header values such as ``kp``) read as per-log constants."""
 
 
 def load_map(path: str | Path) -> LogMap:
@@ -61,11 +65,13 @@ def load_map(path: str | Path) -> LogMap:
         joints[name] = JointColumns(qpos=j["qpos"], qvel=j.get("qvel"), torque=j.get("torque"))
     if not joints:
         raise InputError(path, "no [joints.<name>] table")
-    actuators = {}
+    actuators, enable = {}, {}
     for name, a in (doc.get("actuators") or {}).items():
         if not isinstance(a, dict) or "ctrl" not in a:
             raise InputError(path, f'[actuators.{name}] needs ctrl = "<column>"')
         actuators[name] = a["ctrl"]
+        if "enable" in a:
+            enable[name] = str(a["enable"])
     episode = doc.get("episode")
     if episode is not None and (isinstance(episode, bool) or not isinstance(episode, int)):
         raise InputError(path, f"episode must be an integer, got {episode!r}")
@@ -77,6 +83,8 @@ def load_map(path: str | Path) -> LogMap:
         source=str(path),
         episode=episode,
         episode_column=str(doc.get("episode_column", LogMap.episode_column)),
+        enable=enable,
+        constants=tuple(str(c) for c in doc.get("constants", ())),
     )
 
 
@@ -121,6 +129,16 @@ def _column(table: Table, col: str, path: Path) -> np.ndarray:
     if bad.size:
         raise InputError(path, f"column {col!r} has NaN/inf at row {int(bad[0])} ({bad.size} rows in all)")
     return v
+
+
+def _enable(table: Table, log_map: LogMap, acts: tuple[str, ...], path: Path, n: int) -> np.ndarray | None:
+    if not log_map.enable:
+        return None
+    on = [
+        _column(table, log_map.enable[a], path) != 0 if a in log_map.enable else np.ones(n, bool)
+        for a in acts
+    ]
+    return np.stack(on, axis=1)
 
 
 def find_gaps(time: np.ndarray, factor: float = 3.0) -> list[tuple[float, float]]:
@@ -175,5 +193,7 @@ def load_trajectory(path: str | Path, log_map: LogMap, model=None) -> tuple[Traj
         actuator_names=acts,
         torque=torque,
         source=str(path),
+        enable=_enable(table, log_map, acts, path, t.shape[0]),
+        constants={c: float(_column(table, c, path)[0]) for c in log_map.constants},
     )
     return traj, notes
