@@ -10,8 +10,14 @@ check the randomised ensemble's coverage of held-out logs.
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
+import tempfile
+import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -112,3 +118,206 @@ def model_for(tmp: Path, mass: float, servo: dict):
     p = tmp / f"bench_{mass}_{abs(hash(tuple(servo.items())))}.xml"
     p.write_text(pendulum_mjcf(mass, servo))
     return mujoco.MjModel.from_xml_path(str(p))
+
+
+def _modifier(p):
+    import mujoco
+
+    def modify(s, par):
+        v = float(par.value[0])
+        if p.kind == "joint":
+            j = s.joint(p.element)
+            cur = getattr(j, p.attribute)
+            if np.ndim(cur):
+                arr = np.array(cur, float)
+                arr[0] = v
+                setattr(j, p.attribute, arr)
+            else:
+                setattr(j, p.attribute, v)
+            return
+        a = s.actuator(p.element)
+        a.biastype = mujoco.mjtBias.mjBIAS_AFFINE
+        g, b = np.array(a.gainprm, float), np.array(a.biasprm, float)
+        if p.attribute == "kp":
+            g[0], b[1] = v, -v
+        elif p.attribute == "kv":
+            b[2] = -v
+        elif p.attribute == "forcerange":
+            a.forcelimited = 1
+            a.forcerange = np.array([-v, v])
+        a.gainprm, a.biasprm = g, b
+
+    return modify
+
+
+def sysid_fit(model_path: Path, params, x0, lower, upper, obj, max_iters: int) -> tuple[np.ndarray, float]:
+    """Plain mujoco.sysid: one measured sequence per window, parameters applied through MjSpec modifiers."""
+    import mujoco
+    from mujoco import sysid
+
+    win = obj.sim.win
+    spec = mujoco.MjSpec.from_file(str(model_path))
+    joints, acts = win.trajs[0].joint_names, win.trajs[0].actuator_names
+    for j in joints:
+        spec.add_sensor(
+            name=f"{j}_pos",
+            type=mujoco.mjtSensor.mjSENS_JOINTPOS,
+            objtype=mujoco.mjtObj.mjOBJ_JOINT,
+            objname=j,
+        )
+    model = spec.compile()
+    pd = sysid.ParameterDict()
+    for p, v, lo, hi in zip(params, x0, lower, upper, strict=True):
+        pd.add(
+            sysid.Parameter(
+                p.name, nominal=float(v), min_value=float(lo), max_value=float(hi), modifier=_modifier(p)
+            )
+        )
+    names, x0s, ctrls, sensors = [], [], [], []
+    aid = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in acts]
+    for w, (k, s) in enumerate(zip(win.log_index, win.start, strict=True)):
+        tr = win.trajs[k]
+        sl = slice(s, s + win.length)
+        u = np.zeros((win.length, model.nu))
+        u[:, aid] = tr.ctrl[sl]
+        t = tr.time[sl] - tr.time[s]
+        names.append(f"w{w}")
+        x0s.append(obj.sim.x0[w])
+        ctrls.append(sysid.TimeSeries(t, u))
+        sensors.append(sysid.TimeSeries.from_names(t, tr.qpos[sl], model, [f"{j}_pos" for j in joints]))
+    ms = sysid.ModelSequences("servo", spec, names, x0s, ctrls, sensors)
+    fn = sysid.build_residual_fn(models_sequences=[ms])
+    t0 = time.perf_counter()
+    opt, _ = sysid.optimize(
+        initial_params=pd, residual_fn=fn, optimizer="mujoco", verbose=False, max_iters=max_iters
+    )
+    return np.array([float(opt[p.name].value[0]) for p in params]), time.perf_counter() - t0
+
+
+def per_log_models(tmp: Path, trajs, servo: dict) -> list:
+    """Each log's model: its payload's MJCF with ``servo``, the position gain scaled by firmware Kp / 32."""
+    from real2sim.calibration.setups import Setup, SetupModels
+
+    out = []
+    for t in trajs:
+        m = model_for(tmp, t.constants["mass"], servo)
+        sm = SetupModels(m, [], [Setup(gain_scale=t.constants["kp"] / FIRMWARE_REF, actuators=("servo",))])
+        out.append(sm.models([], np.zeros(0))[0])
+    return out
+
+
+def fit_windows(base, trajs, names, x0, lower, upper, window_s, max_nfev):
+    from real2sim.calibration.fit import fit_bounded
+    from real2sim.calibration.objective import WindowObjective
+    from real2sim.calibration.params import resolve
+    from real2sim.calibration.simulate import Simulator, make_windows
+    from real2sim.params import ParamSpec
+
+    params = resolve([ParamSpec(n) for n in names], base)
+    win = make_windows(trajs, window_s, float(base.opt.timestep))
+    obj = WindowObjective(
+        Simulator(base, win, trajs[0].joint_names, trajs[0].actuator_names, nthread=2),
+        params,
+        trajs[0].actuator_names,
+    )
+    t0 = time.perf_counter()
+    out = fit_bounded(obj, x0, lower, upper, np.ones(len(x0), bool), max_nfev=max_nfev)
+    return out, time.perf_counter() - t0, obj, params
+
+
+def main(argv=None) -> dict:
+    from real2sim.calibration import randomization as R
+    from real2sim.calibration.fit import cost_of
+    from real2sim.calibration.servo import replay, replay_rmse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--out", type=Path, help="write randomization.yaml and events_isaaclab.py here")
+    args = ap.parse_args(argv)
+    tmp = Path(tempfile.mkdtemp(prefix="bench_servo_"))
+    trajs = load_logs(tmp, emf=True)
+    train = [t for t in trajs if t.constants["kp"] == FIRMWARE_REF and t.constants["mass"] == 0.535]
+    held = [t for t in trajs if not any(t is u for u in train)]
+    keys = ["kp", "forcerange", "kv", "damping", "armature", "frictionloss", "emf"]
+    names = [*FIT, "actuator:servo_emf.kv"]
+    start = dict(MENAGERIE, kv=0.1, emf=0.1)  # Menagerie has no velocity terms: log-scale fits start at 0.1
+    x0 = np.array([start[k] for k in keys])
+    lower = np.full(len(x0), 1e-4)
+    upper = np.array([100.0, 20.0, 5.0, 5.0, 0.5, 1.0, 5.0])
+    base = model_for(tmp, 0.535, start)
+    nfev = 8 if args.quick else 30
+    out, wall, obj, params = fit_windows(base, train, names, x0, lower, upper, 1.0, nfev)
+    fitted = dict(zip(keys, out.values, strict=True))
+    res: dict = {
+        "fit": {
+            "values": {n: float(v) for n, v in zip(names, out.values, strict=True)},
+            "wall_s": wall,
+            "cost_initial": out.cost_initial,
+            "cost_final": out.cost_final,
+            "windows": len(obj.sim.win.start),
+        }
+    }
+    table = {}
+    for label, servo in (
+        ("menagerie", start | {"kv": 0.0, "emf": 0.0}),
+        ("real2sim", fitted),
+        ("published_M1", M1),
+    ):
+        r = replay_rmse(per_log_models(tmp, trajs, servo), trajs)
+        for t, e in zip(trajs, r, strict=True):
+            table.setdefault(Path(t.source).name, {})[label] = round(float(e), 5)
+        res.setdefault("median_holdout_rmse", {})[label] = float(
+            np.median([e for e, t in zip(r, trajs, strict=True) if any(t is u for u in held)])
+        )
+    res["replay_rmse"] = table
+    # plain mujoco.sysid on the same parameters, start and windows (torque on throughout: sysid cannot switch it)
+    if not args.quick:
+        on = [t for t in train if t.enable is None or t.enable.all()]
+        o2, w2, obj2, p2 = fit_windows(base, on, names, x0, lower, upper, 1.0, nfev)
+        path = tmp / "sysid_model.xml"
+        path.write_text(pendulum_mjcf(0.535, start))
+        v_s, w_s = sysid_fit(path, p2, x0, lower, upper, obj2, max_iters=nfev)
+        res["vs_sysid"] = {
+            "windows": len(obj2.sim.win.start),
+            "real2sim": {"wall_s": w2, "cost": o2.cost_final},
+            "mujoco.sysid": {"wall_s": w_s, "cost": cost_of(obj2(v_s[None])[0]), "values": v_s.tolist()},
+            "speedup": w_s / w2,
+            "cost_ratio": o2.cost_final / max(cost_of(obj2(v_s[None])[0]), 1e-300),
+        }
+    # randomisation: spread of per-log fits (warm-started at the joint fit) → ranges; ensemble on held-out logs
+    per = []
+    for t in train:
+        o, *_ = fit_windows(base, [t], names, out.values, lower, upper, 1.0, 3 if args.quick else 10)
+        per.append(o.values)
+    ranges = R.ranges_from_fits(out.values, np.array(per), lower, upper)
+    nens = 8 if args.quick else 32
+    check = {}
+    for label, rg in (("data", ranges), ("uniform_20pct", R.uniform_ranges(out.values, 0.2))):
+        ens = R.sample(rg, nens)
+        ens_models = [
+            [per_log_models(tmp, [t], dict(zip(keys, v, strict=True)))[0] for v in ens] for t in held
+        ]
+        sims = replay(ens_models, held)
+        cov = [R.band_coverage(s, t.qpos[1:]) for s, t in zip(sims, held, strict=True)]
+        n = np.array([t.n - 1 for t in held], float)
+        check[label] = {
+            "coverage": float(np.sum(n * [c[0] for c in cov]) / n.sum()),
+            "band_width_rad": float(np.sum(n * [c[1] for c in cov]) / n.sum()),
+        }
+    res["randomization"] = {"ranges": {n: r.tolist() for n, r in zip(names, ranges, strict=True)}, **check}
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "randomization.yaml").write_text(R.to_yaml(names, ranges, check))
+        (args.out / "events_isaaclab.py").write_text(R.event_terms(names, ranges))
+    print(json.dumps({k: v for k, v in res.items() if k != "replay_rmse"}, indent=1))
+    print(f"{'log':45s} {'menagerie':>10s} {'real2sim':>10s} {'M1':>10s}")
+    for n, row in table.items():
+        print(f"{n:45s} {row['menagerie']:10.4f} {row['real2sim']:10.4f} {row['published_M1']:10.4f}")
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1))
+    return res
+
+
+if __name__ == "__main__":
+    main()
