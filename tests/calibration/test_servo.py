@@ -1,0 +1,100 @@
+"""Servo path on the real STS3215 bench logs: JSON record logs, enable flags, header constants, servo
+parameters, enable-switched rollouts and the bench's --quick mode."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import bench_servo as B  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not B.DATA.exists(), reason="shared bench logs not available")
+
+
+def test_json_log_table_and_map(tmp_path: Path) -> None:
+    from real2sim.calibration.logs import read_table
+    from real2sim.calibration.mapping import load_map, load_trajectory
+    from real2sim.calibration.signal import despike
+
+    path = B.DATA / "logs" / "lift_and_drop_kp16_m0.535_L0.1.json.gz"
+    t = read_table(path)
+    assert t["kp"].shape == t["position"].shape == (600,)
+    assert np.all(t["kp"] == 16)
+    (tmp_path / "map.toml").write_text(B.MAP)
+    tr, _ = load_trajectory(path, load_map(tmp_path / "map.toml"))
+    assert tr.constants == {"kp": 16.0, "mass": 0.535, "length": 0.1}
+    assert tr.enable.shape == (600, 1) and tr.enable[:200].all() and not tr.enable[200:].any()
+    spiky, _ = load_trajectory(
+        B.DATA / "logs" / "brutal_kp8_m0.535_L0.1.json.gz", load_map(tmp_path / "map.toml")
+    )
+    clean = despike(spiky, 0.5)
+    assert clean.n == spiky.n - 1 and clean.qpos.min() > -0.1
+
+
+def test_servo_params_move_gain_and_bias(tmp_path: Path) -> None:
+    from real2sim.calibration.params import apply, get_value, resolve
+    from real2sim.params import ParamSpec
+
+    m = B.model_for(tmp_path, 0.535, B.MENAGERIE)
+    ps = resolve(
+        [ParamSpec(n) for n in ("actuator:servo.kp", "actuator:servo.kv", "actuator:servo.forcerange")], m
+    )
+    assert [get_value(m, p) for p in ps] == pytest.approx([17.8, 0.0, 3.35])
+    apply(m, ps, np.array([30.0, 0.5, 4.0]))
+    assert m.actuator_gainprm[0, 0] == 30.0 and m.actuator_biasprm[0, 1] == -30.0
+    assert m.actuator_biasprm[0, 2] == -0.5 and tuple(m.actuator_forcerange[0]) == (-4.0, 4.0)
+
+
+def test_enable_switches_actuator_off(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from real2sim.calibration.servo import replay
+
+    (tr,) = B.load_logs(tmp_path, "lift_and_drop_kp32_m0.535*")
+    servo = dict(B.M1, damping=0.02)  # little joint damping: the unpowered arm swings
+    m = B.model_for(tmp_path, 0.535, servo)
+    q_on, q_sw = replay([m, m], [replace(tr, enable=None), tr])
+    before = tr.time[1:] < 2.0
+    np.testing.assert_allclose(q_on[before], q_sw[before], atol=1e-9)
+    # powered, the servo holds the arm near the goal; switched off, it falls back and swings through q = 0
+    late = tr.time[1:] > 2.5
+    assert np.abs(q_on[late] - tr.ctrl[1:][late]).max() < 0.3
+    assert q_sw[late].max() > -0.2
+    # the gain acts while powered: a 10x gain changes the motion before the drop
+    m10 = B.model_for(tmp_path, 0.535, dict(servo, kp=10 * servo["kp"]))
+    (q10,) = replay([m10], [tr])
+    assert np.abs(q10[before] - q_sw[before]).max() > 1e-3
+
+
+def test_bench_servo_quick(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "bench_servo.py"),
+            "--quick",
+            "--json",
+            str(out),
+            "--out",
+            str(tmp_path / "dr"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    res = json.loads(out.read_text())
+    assert res["fit"]["cost_final"] < res["fit"]["cost_initial"]
+    med = res["median_holdout_rmse"]
+    assert med["real2sim"] < med["menagerie"]
+    assert len(res["replay_rmse"]) == 20
+    assert (tmp_path / "dr" / "randomization.yaml").exists()
+    assert "EventTerm" in (tmp_path / "dr" / "events_isaaclab.py").read_text()
