@@ -121,31 +121,21 @@ def model_for(tmp: Path, mass: float, servo: dict):
 
 
 def _modifier(p):
-    import mujoco
+    from real2sim.calibration.params import set_spec_actuator
 
     def modify(s, par):
         v = float(par.value[0])
-        if p.kind == "joint":
-            j = s.joint(p.element)
-            cur = getattr(j, p.attribute)
-            if np.ndim(cur):
-                arr = np.array(cur, float)
-                arr[0] = v
-                setattr(j, p.attribute, arr)
-            else:
-                setattr(j, p.attribute, v)
+        if p.kind == "actuator":
+            set_spec_actuator(s.actuator(p.element), p.attribute, v)
             return
-        a = s.actuator(p.element)
-        a.biastype = mujoco.mjtBias.mjBIAS_AFFINE
-        g, b = np.array(a.gainprm, float), np.array(a.biasprm, float)
-        if p.attribute == "kp":
-            g[0], b[1] = v, -v
-        elif p.attribute == "kv":
-            b[2] = -v
-        elif p.attribute == "forcerange":
-            a.forcelimited = 1
-            a.forcerange = np.array([-v, v])
-        a.gainprm, a.biasprm = g, b
+        j = s.joint(p.element)
+        cur = getattr(j, p.attribute)
+        if np.ndim(cur):
+            arr = np.array(cur, float)
+            arr[0] = v
+            setattr(j, p.attribute, arr)
+        else:
+            setattr(j, p.attribute, v)
 
     return modify
 

@@ -57,6 +57,12 @@ class CalibrateCfg:
     """Warn when a log's error exceeds this multiple of the training error."""
     report: bool = True
     """Write PNG/HTML plots."""
+    despike: float | None = None
+    """Drop isolated position samples jumping more than this [rad or m] from both neighbours; None: off."""
+    gain_constant: str | None = None
+    """Scale each log's position gains by this per-log constant (e.g. firmware kp from the map's constants)."""
+    gain_reference: float | None = None
+    """The gain constant's value at which the model's gains hold; None: the first training log's."""
     extra: dict = field(default_factory=dict)
     """Reserved."""
 

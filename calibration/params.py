@@ -207,3 +207,20 @@ def inertia_is_physical(model) -> list[str]:
 def apply(model, params: list[Resolved], values: np.ndarray) -> None:
     for p, v in zip(params, values, strict=True):
         set_value(model, p, float(v))
+
+
+def set_spec_actuator(a, attribute: str | None, v: float) -> None:
+    """Write an actuator parameter into an ``MjSpec`` actuator (the MJCF write-back of ``set_value``)."""
+    import mujoco
+
+    g, b = np.array(a.gainprm, float), np.array(a.biasprm, float)
+    if attribute in ("gain", "kp"):
+        g[0] = v
+    if attribute in ("bias", "kp", "kv"):
+        a.biastype = mujoco.mjtBias.mjBIAS_AFFINE
+        idx = {"bias": 0, "kp": 1, "kv": 2}[attribute]
+        b[idx] = v if attribute == "bias" else -v
+    if attribute == "forcerange":
+        a.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
+        a.forcerange = np.array([-v, v])
+    a.gainprm, a.biasprm = g, b

@@ -75,6 +75,10 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
         for p in paths:
             tr, n = load_trajectory(p, lmap, model)
             notes += n
+            if cfg.despike is not None:
+                from real2sim.calibration.signal import despike
+
+                tr = despike(tr, cfg.despike)
             dest.append(tr)
     train = prepare(train, cfg.velocity_filter_wn, cfg.smooth_qvel_wn, cfg.qvel_from_qpos)
     hold = prepare(hold, cfg.velocity_filter_wn, cfg.smooth_qvel_wn, cfg.qvel_from_qpos)
@@ -110,7 +114,15 @@ def make_objective(prob: Problem, trajs: list[Trajectory], cfg: CalibrateCfg, ma
 
     win = make_windows(trajs, cfg.window_s, float(prob.model.opt.timestep), max_windows)
     sim = Simulator(prob.model, win, trajs[0].joint_names, trajs[0].actuator_names)
-    return WindowObjective(sim, prob.params, trajs[0].actuator_names, qvel_weight=cfg.qvel_weight)
+    setups = None
+    if cfg.gain_constant:
+        from real2sim.calibration.setups import SetupModels, gain_setups
+
+        ref = cfg.gain_reference or prob.train[0].constants[cfg.gain_constant]
+        setups = SetupModels(prob.model, prob.params, gain_setups(trajs, cfg.gain_constant, ref))
+    return WindowObjective(
+        sim, prob.params, trajs[0].actuator_names, qvel_weight=cfg.qvel_weight, setups=setups
+    )
 
 
 def _delays_of(prob: Problem, values: np.ndarray) -> np.ndarray:

@@ -10,6 +10,7 @@ import numpy as np
 
 from real2sim.calibration.params import Resolved, apply, resolve
 from real2sim.calibration.simulate import clone
+from real2sim.errors import ConfigError
 from real2sim.params import ParamSpec
 from real2sim.trajectory import Trajectory
 
@@ -30,6 +31,12 @@ def gain_setups(
 ) -> list[Setup]:
     """Setups whose position gain scales with a per-log constant (e.g. firmware ``kp``) over ``reference``
     (default: the first log's value); ``models``: each log's own model, or None."""
+    for tr in trajs:
+        if constant not in tr.constants:
+            raise ConfigError(
+                f"gain constant {constant!r} is not a constant of log {tr.source} "
+                f"(has: {', '.join(tr.constants) or 'none'}; list it in the map's constants = [...])"
+            )
     ref = float(reference if reference is not None else trajs[0].constants[constant])
     return [
         Setup(

@@ -98,3 +98,20 @@ def test_bench_servo_quick(tmp_path: Path) -> None:
     assert len(res["replay_rmse"]) == 20
     assert (tmp_path / "dr" / "randomization.yaml").exists()
     assert "EventTerm" in (tmp_path / "dr" / "events_isaaclab.py").read_text()
+
+
+def test_spec_writeback_matches_model_values() -> None:
+    import mujoco
+
+    from real2sim.calibration.params import apply, resolve, set_spec_actuator
+    from real2sim.params import ParamSpec
+
+    xml = B.pendulum_mjcf(0.535, dict(B.MENAGERIE, kv=0.1, emf=0.1))
+    vals = {"kp": 25.0, "kv": 0.7, "forcerange": 2.6}
+    spec = mujoco.MjSpec.from_string(xml)
+    for k, v in vals.items():
+        set_spec_actuator(spec.actuator("servo"), k, v)
+    m_spec, m = spec.compile(), mujoco.MjModel.from_xml_string(xml)
+    apply(m, resolve([ParamSpec(f"actuator:servo.{k}") for k in vals], m), np.array(list(vals.values())))
+    for f in ("actuator_gainprm", "actuator_biasprm", "actuator_forcerange", "actuator_forcelimited"):
+        np.testing.assert_allclose(getattr(m_spec, f), getattr(m, f))
