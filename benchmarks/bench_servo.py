@@ -215,10 +215,21 @@ def fit_windows(base, trajs, names, x0, lower, upper, window_s, max_nfev):
     return out, time.perf_counter() - t0, obj, params
 
 
+def ensemble_check(tmp: Path, keys, ensemble: np.ndarray, logs) -> tuple[float, float]:
+    """Sample-weighted (coverage of the 5-95 % band, band width [rad]) of an ensemble replayed on ``logs``."""
+    from real2sim.calibration import randomization as R
+    from real2sim.calibration.servo import replay
+
+    models = [[per_log_models(tmp, [t], dict(zip(keys, v, strict=True)))[0] for v in ensemble] for t in logs]
+    cov = [R.band_coverage(q, t.qpos[1:]) for q, t in zip(replay(models, logs), logs, strict=True)]
+    n = np.array([t.n - 1 for t in logs], float)
+    return float(n @ [c[0] for c in cov] / n.sum()), float(n @ [c[1] for c in cov] / n.sum())
+
+
 def main(argv=None) -> dict:
     from real2sim.calibration import randomization as R
     from real2sim.calibration.fit import cost_of
-    from real2sim.calibration.servo import replay, replay_rmse
+    from real2sim.calibration.servo import replay_rmse
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -261,6 +272,19 @@ def main(argv=None) -> dict:
             np.median([e for e, t in zip(r, trajs, strict=True) if any(t is u for u in held)])
         )
     res["replay_rmse"] = table
+    if not args.quick:  # the plain position servo (joint damping, kv inside the limit) on the same data
+        ptrajs = load_logs(tmp)
+        ptrain = [t for t in ptrajs if t.constants["kp"] == FIRMWARE_REF and t.constants["mass"] == 0.535]
+        pstart = dict(MENAGERIE, kv=0.1)
+        pbase = model_for(tmp, 0.535, pstart)
+        po, *_ = fit_windows(pbase, ptrain, FIT, x0[:-1], lower[:-1], upper[:-1], 1.0, nfev)
+        pr = replay_rmse(per_log_models(tmp, ptrajs, dict(zip(keys[:-1], po.values, strict=True))), ptrajs)
+        held_idx = [i for i, t in enumerate(trajs) if any(t is u for u in held)]
+        forms = {
+            "position": float(np.median(pr[held_idx])),
+            "dcmotor": res["median_holdout_rmse"]["real2sim"],
+        }
+        res["actuator_forms"] = {**forms, "chosen": min(forms, key=forms.get), "position_cost": po.cost_final}
     # plain mujoco.sysid on the same parameters, start and windows (torque on throughout: sysid cannot switch it)
     if not args.quick:
         on = [t for t in train if t.enable is None or t.enable.all()]
@@ -280,25 +304,29 @@ def main(argv=None) -> dict:
     for t in train:
         o, *_ = fit_windows(base, [t], names, out.values, lower, upper, 1.0, 3 if args.quick else 10)
         per.append(o.values)
-    ranges = R.ranges_from_fits(out.values, np.array(per), lower, upper)
+    per = np.array(per)
     nens = 8 if args.quick else 32
-    check = {}
-    for label, rg in (("data", ranges), ("uniform_20pct", R.uniform_ranges(out.values, 0.2))):
-        ens = R.sample(rg, nens)
-        ens_models = [
-            [per_log_models(tmp, [t], dict(zip(keys, v, strict=True)))[0] for v in ens] for t in held
-        ]
-        sims = replay(ens_models, held)
-        cov = [R.band_coverage(s, t.qpos[1:]) for s, t in zip(sims, held, strict=True)]
-        n = np.array([t.n - 1 for t in held], float)
-        check[label] = {
-            "coverage": float(np.sum(n * [c[0] for c in cov]) / n.sum()),
-            "band_width_rad": float(np.sum(n * [c[1] for c in cov]) / n.sum()),
-        }
-    res["randomization"] = {"ranges": {n: r.tolist() for n, r in zip(names, ranges, strict=True)}, **check}
+
+    def check(rg, logs):
+        return ensemble_check(tmp, keys, R.sample(rg, nens), logs)
+
+    if args.quick:
+        k, ranges = 2.0, R.ranges_from_fits(out.values, per, lower, upper, 2.0)
+    else:  # the smallest k whose ensemble covers 90 % of the training logs' samples
+        k, ranges = R.scale_to_coverage(out.values, per, lower, upper, lambda rg: check(rg, train)[0])
+    rand = {"k": k, "ranges": {n: r.tolist() for n, r in zip(names, ranges, strict=True)}}
+    for label, rg in (
+        ("data", ranges),
+        ("data_k2", R.ranges_from_fits(out.values, per, lower, upper, 2.0)),
+        ("uniform_20pct", R.uniform_ranges(out.values, 0.2)),
+    ):
+        cov, width = check(rg, held)
+        rand[label] = {"coverage": cov, "band_width_rad": width}
+    res["randomization"] = rand
+    ranges_check = {k2: v for k2, v in rand.items() if k2 not in ("ranges",)}
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "randomization.yaml").write_text(R.to_yaml(names, ranges, check))
+        (args.out / "randomization.yaml").write_text(R.to_yaml(names, ranges, ranges_check))
         (args.out / "events_isaaclab.py").write_text(R.event_terms(names, ranges))
     print(json.dumps({k: v for k, v in res.items() if k != "replay_rmse"}, indent=1))
     print(f"{'log':45s} {'menagerie':>10s} {'real2sim':>10s} {'M1':>10s}")

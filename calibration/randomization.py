@@ -91,3 +91,18 @@ def event_terms(names: list[str], ranges: np.ndarray) -> str:
             f'"asset_cfg": SceneEntityCfg("robot", {key}=["{elem}"]), {dist}, "operation": "abs"}})'
         )
     return "\n".join(lines + (body or ["    pass"])) + "\n"
+
+
+def scale_to_coverage(center, per_fit, lower, upper, coverage_of, target: float = 0.9, k_max: float = 8.0):
+    """Smallest multiplier k (bisection on [0.5, k_max]) whose ranges reach ``target`` coverage by
+    ``coverage_of(ranges)`` (run it on training logs; held-out logs check the result). Returns (k, ranges)."""
+    lo, hi = 0.5, k_max
+    if coverage_of(ranges_from_fits(center, per_fit, lower, upper, hi)) < target:
+        return hi, ranges_from_fits(center, per_fit, lower, upper, hi)
+    for _ in range(5):
+        mid = 0.5 * (lo + hi)
+        if coverage_of(ranges_from_fits(center, per_fit, lower, upper, mid)) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi, ranges_from_fits(center, per_fit, lower, upper, hi)
