@@ -33,7 +33,8 @@ M1 = {
     "frictionloss": 0.11434146818509992,
     "forcerange": 5.510764878546495,
 }  # published/id008/mujoco_params.txt
-FIRMWARE_REF = 32.0  # the published export and the training logs are at firmware Kp 32
+FIRMWARE_REF = 32.0
+PRIOR = 0.1  # weight of the per-log fits' pull of log(value) towards the joint fit (randomisation spread)  # the published export and the training logs are at firmware Kp 32
 FIT = [
     "actuator:servo.kp",
     "actuator:servo.forcerange",
@@ -196,7 +197,8 @@ def per_log_models(tmp: Path, trajs, servo: dict) -> list:
     return out
 
 
-def fit_windows(base, trajs, names, x0, lower, upper, window_s, max_nfev):
+def fit_windows(base, trajs, names, x0, lower, upper, window_s, max_nfev, prior=None):
+    from real2sim.calibration import randomization as R
     from real2sim.calibration.fit import fit_bounded
     from real2sim.calibration.objective import WindowObjective
     from real2sim.calibration.params import resolve
@@ -211,7 +213,8 @@ def fit_windows(base, trajs, names, x0, lower, upper, window_s, max_nfev):
         trajs[0].actuator_names,
     )
     t0 = time.perf_counter()
-    out = fit_bounded(obj, x0, lower, upper, np.ones(len(x0), bool), max_nfev=max_nfev)
+    fun = obj if prior is None else R.with_prior(obj, *prior)
+    out = fit_bounded(fun, x0, lower, upper, np.ones(len(x0), bool), max_nfev=max_nfev)
     return out, time.perf_counter() - t0, obj, params
 
 
@@ -302,7 +305,17 @@ def main(argv=None) -> dict:
     # randomisation: spread of per-log fits (warm-started at the joint fit) → ranges; ensemble on held-out logs
     per = []
     for t in train:
-        o, *_ = fit_windows(base, [t], names, out.values, lower, upper, 1.0, 3 if args.quick else 10)
+        o, *_ = fit_windows(
+            base,
+            [t],
+            names,
+            out.values,
+            lower,
+            upper,
+            1.0,
+            3 if args.quick else 10,
+            prior=(out.values, PRIOR),
+        )
         per.append(o.values)
     per = np.array(per)
     nens = 8 if args.quick else 32
@@ -311,13 +324,15 @@ def main(argv=None) -> dict:
         return ensemble_check(tmp, keys, R.sample(rg, nens), logs)
 
     if args.quick:
-        k, ranges = 2.0, R.ranges_from_fits(out.values, per, lower, upper, 2.0)
+        k, ranges = 2.0, R.ranges_from_fits(out.values, per, lower, upper, 2.0, log=True)
     else:  # the smallest k whose ensemble covers 90 % of the training logs' samples
-        k, ranges = R.scale_to_coverage(out.values, per, lower, upper, lambda rg: check(rg, train)[0])
+        k, ranges = R.scale_to_coverage(
+            out.values, per, lower, upper, lambda rg: check(rg, train)[0], log=True
+        )
     rand = {"k": k, "ranges": {n: r.tolist() for n, r in zip(names, ranges, strict=True)}}
     for label, rg in (
         ("data", ranges),
-        ("data_k2", R.ranges_from_fits(out.values, per, lower, upper, 2.0)),
+        ("data_k2", R.ranges_from_fits(out.values, per, lower, upper, 2.0, log=True)),
         ("uniform_20pct", R.uniform_ranges(out.values, 0.2)),
     ):
         cov, width = check(rg, held)

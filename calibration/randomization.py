@@ -8,13 +8,35 @@ import numpy as np
 
 
 def ranges_from_fits(
-    center: np.ndarray, per_fit: np.ndarray, lower: np.ndarray, upper: np.ndarray, k: float = 2.0
+    center: np.ndarray,
+    per_fit: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    k: float = 2.0,
+    log: bool = False,
 ) -> np.ndarray:
-    """(P, 2) ranges: the joint fit ± k × the RMS deviation of the per-log (or per-window) fits from it,
-    at least ±1 % of the value, clipped to the bounds."""
-    dev = np.sqrt(np.mean((np.asarray(per_fit) - center[None]) ** 2, axis=0))
-    half = np.maximum(k * dev, 0.01 * np.abs(center))
-    return np.stack([np.maximum(lower, center - half), np.minimum(upper, center + half)], axis=1)
+    """(P, 2) ranges: the joint fit ± k × the RMS deviation of the per-log (or per-window) fits from it (with
+    ``log``: of their logarithms, a multiplicative range), at least ±1 %, clipped to the bounds."""
+    c, f = (np.log(center), np.log(per_fit)) if log else (center, np.asarray(per_fit))
+    dev = np.sqrt(np.mean((f - c[None]) ** 2, axis=0))
+    if log:
+        half = np.maximum(k * dev, 0.01)
+        lo, hi = center * np.exp(-half), center * np.exp(half)
+    else:
+        half = np.maximum(k * dev, 0.01 * np.abs(center))
+        lo, hi = center - half, center + half
+    return np.stack([np.maximum(lower, lo), np.minimum(upper, hi)], axis=1)
+
+
+def with_prior(fun, center: np.ndarray, weight: float):
+    """A batched residual with a weak pull of log(values) towards ``center`` appended, so that a per-log fit
+    keeps the directions that one log cannot identify at the joint fit instead of wandering to a bound."""
+
+    def f(batch: np.ndarray) -> np.ndarray:
+        b = np.atleast_2d(batch)
+        return np.concatenate([fun(b), weight * (np.log(b) - np.log(center)[None])], axis=1)
+
+    return f
 
 
 def uniform_ranges(center: np.ndarray, frac: float) -> np.ndarray:
@@ -93,16 +115,18 @@ def event_terms(names: list[str], ranges: np.ndarray) -> str:
     return "\n".join(lines + (body or ["    pass"])) + "\n"
 
 
-def scale_to_coverage(center, per_fit, lower, upper, coverage_of, target: float = 0.9, k_max: float = 8.0):
+def scale_to_coverage(
+    center, per_fit, lower, upper, coverage_of, target: float = 0.9, k_max: float = 8.0, log: bool = False
+):
     """Smallest multiplier k (bisection on [0.5, k_max]) whose ranges reach ``target`` coverage by
     ``coverage_of(ranges)`` (run it on training logs; held-out logs check the result). Returns (k, ranges)."""
     lo, hi = 0.5, k_max
-    if coverage_of(ranges_from_fits(center, per_fit, lower, upper, hi)) < target:
-        return hi, ranges_from_fits(center, per_fit, lower, upper, hi)
+    if coverage_of(ranges_from_fits(center, per_fit, lower, upper, hi, log)) < target:
+        return hi, ranges_from_fits(center, per_fit, lower, upper, hi, log)
     for _ in range(5):
         mid = 0.5 * (lo + hi)
-        if coverage_of(ranges_from_fits(center, per_fit, lower, upper, mid)) >= target:
+        if coverage_of(ranges_from_fits(center, per_fit, lower, upper, mid, log)) >= target:
             hi = mid
         else:
             lo = mid
-    return hi, ranges_from_fits(center, per_fit, lower, upper, hi)
+    return hi, ranges_from_fits(center, per_fit, lower, upper, hi, log)
