@@ -223,8 +223,9 @@ def ensemble_check(tmp: Path, keys, ensemble: np.ndarray, logs) -> tuple[float, 
     from real2sim.calibration import randomization as R
     from real2sim.calibration.servo import replay
 
-    models = [[per_log_models(tmp, [t], dict(zip(keys, v, strict=True)))[0] for v in ensemble] for t in logs]
-    cov = [R.band_coverage(q, t.qpos[1:]) for q, t in zip(replay(models, logs), logs, strict=True)]
+    models = [[per_log_models(tmp, [t], dict(zip(keys, v, strict=False)))[0] for v in ensemble] for t in logs]
+    delays = np.stack([ensemble[:, len(keys)], np.zeros(len(ensemble))], axis=1)  # servo delay, emf none
+    cov = [R.band_coverage(q, t.qpos[1:]) for q, t in zip(replay(models, logs, delays), logs, strict=True)]
     n = np.array([t.n - 1 for t in logs], float)
     return float(n @ [c[0] for c in cov] / n.sum()), float(n @ [c[1] for c in cov] / n.sum())
 
@@ -244,15 +245,16 @@ def main(argv=None) -> dict:
     train = [t for t in trajs if t.constants["kp"] == FIRMWARE_REF and t.constants["mass"] == 0.535]
     held = [t for t in trajs if not any(t is u for u in train)]
     keys = ["kp", "forcerange", "kv", "damping", "armature", "frictionloss", "emf"]
-    names = [*FIT, "actuator:servo_emf.kv"]
+    names = [*FIT, "actuator:servo_emf.kv", "delay:servo"]
     start = dict(MENAGERIE, kv=0.1, emf=0.1)  # Menagerie has no velocity terms: log-scale fits start at 0.1
-    x0 = np.array([start[k] for k in keys])
+    x0 = np.array([start[k] for k in keys] + [0.01])  # delay starts at one log sample
     lower = np.full(len(x0), 1e-4)
-    upper = np.array([100.0, 20.0, 5.0, 5.0, 0.5, 1.0, 5.0])
+    upper = np.array([100.0, 20.0, 5.0, 5.0, 0.5, 1.0, 5.0, 0.1])
     base = model_for(tmp, 0.535, start)
     nfev = 8 if args.quick else 30
     out, wall, obj, params = fit_windows(base, train, names, x0, lower, upper, 1.0, nfev)
-    fitted = dict(zip(keys, out.values, strict=True))
+    fitted = dict(zip(keys, out.values, strict=False))
+    delay = float(out.values[-1])
     res: dict = {
         "fit": {
             "values": {n: float(v) for n, v in zip(names, out.values, strict=True)},
@@ -263,12 +265,12 @@ def main(argv=None) -> dict:
         }
     }
     table = {}
-    for label, servo in (
-        ("menagerie", start | {"kv": 0.0, "emf": 0.0}),
-        ("real2sim", fitted),
-        ("published_M1", M1),
+    for label, servo, d in (
+        ("menagerie", start | {"kv": 0.0, "emf": 0.0}, 0.0),
+        ("real2sim", fitted, delay),
+        ("published_M1", M1, 0.0),
     ):
-        r = replay_rmse(per_log_models(tmp, trajs, servo), trajs)
+        r = replay_rmse(per_log_models(tmp, trajs, servo), trajs, np.array([d, 0.0]))
         for t, e in zip(trajs, r, strict=True):
             table.setdefault(Path(t.source).name, {})[label] = round(float(e), 5)
         res.setdefault("median_holdout_rmse", {})[label] = float(
@@ -280,21 +282,25 @@ def main(argv=None) -> dict:
         ptrain = [t for t in ptrajs if t.constants["kp"] == FIRMWARE_REF and t.constants["mass"] == 0.535]
         pstart = dict(MENAGERIE, kv=0.1)
         pbase = model_for(tmp, 0.535, pstart)
-        po, *_ = fit_windows(pbase, ptrain, FIT, x0[:-1], lower[:-1], upper[:-1], 1.0, nfev)
-        pr = replay_rmse(per_log_models(tmp, ptrajs, dict(zip(keys[:-1], po.values, strict=True))), ptrajs)
+        sel = [0, 1, 2, 3, 4, 5, 7]  # no emf
+        po, *_ = fit_windows(pbase, ptrain, [*FIT, "delay:servo"], x0[sel], lower[sel], upper[sel], 1.0, nfev)
+        pmodels = per_log_models(tmp, ptrajs, dict(zip(keys[:-1], po.values, strict=False)))
+        pr = replay_rmse(pmodels, ptrajs, po.values[-1:])
         held_idx = [i for i, t in enumerate(trajs) if any(t is u for u in held)]
         forms = {
             "position": float(np.median(pr[held_idx])),
             "dcmotor": res["median_holdout_rmse"]["real2sim"],
         }
         res["actuator_forms"] = {**forms, "chosen": min(forms, key=forms.get), "position_cost": po.cost_final}
-    # plain mujoco.sysid on the same parameters, start and windows (torque on throughout: sysid cannot switch it)
+    # plain mujoco.sysid on the same parameters, start and windows (torque on throughout: sysid cannot switch it;
+    # no delay: the simulator's ctrl shift has no MjSpec modifier here)
     if not args.quick:
         on = [t for t in train if t.enable is None or t.enable.all()]
-        o2, w2, obj2, p2 = fit_windows(base, on, names, x0, lower, upper, 1.0, nfev)
+        n7, x7, lo7, hi7 = names[:-1], x0[:-1], lower[:-1], upper[:-1]
+        o2, w2, obj2, p2 = fit_windows(base, on, n7, x7, lo7, hi7, 1.0, nfev)
         path = tmp / "sysid_model.xml"
         path.write_text(pendulum_mjcf(0.535, start))
-        v_s, w_s = sysid_fit(path, p2, x0, lower, upper, obj2, max_iters=nfev)
+        v_s, w_s = sysid_fit(path, p2, x7, lo7, hi7, obj2, max_iters=nfev)
         res["vs_sysid"] = {
             "windows": len(obj2.sim.win.start),
             "real2sim": {"wall_s": w2, "cost": o2.cost_final},

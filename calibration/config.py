@@ -63,6 +63,8 @@ class CalibrateCfg:
     """Scale each log's position gains by this per-log constant (e.g. firmware kp from the map's constants)."""
     gain_reference: float | None = None
     """The gain constant's value at which the model's gains hold; None: the first training log's."""
+    log_models: tuple[Path, ...] = ()
+    """Per-log model files (another payload or arm), one per log then per held-out log; shared values fitted jointly."""
     extra: dict = field(default_factory=dict)
     """Reserved."""
 
@@ -89,6 +91,11 @@ class CalibrateCfg:
             raise ConfigError("qvel_weight and prior_weight must be >= 0")
         if self.max_windows is not None and self.max_windows < 1:
             raise ConfigError(f"max_windows must be >= 1, got {self.max_windows}")
-        for p in (self.model, self.map, *self.logs, *self.holdout):
+        if self.log_models and len(self.log_models) != len(self.logs) + len(self.holdout):
+            raise ConfigError(
+                f"log_models needs one model per log and held-out log ({len(self.logs) + len(self.holdout)}), "
+                f"got {len(self.log_models)}"
+            )
+        for p in (self.model, self.map, *self.logs, *self.holdout, *self.log_models):
             if not Path(p).exists():
                 raise InputError(p, "does not exist")

@@ -115,11 +115,10 @@ def make_objective(prob: Problem, trajs: list[Trajectory], cfg: CalibrateCfg, ma
     win = make_windows(trajs, cfg.window_s, float(prob.model.opt.timestep), max_windows)
     sim = Simulator(prob.model, win, trajs[0].joint_names, trajs[0].actuator_names)
     setups = None
-    if cfg.gain_constant:
-        from real2sim.calibration.setups import SetupModels, gain_setups
+    if cfg.gain_constant or cfg.log_models:
+        from real2sim.calibration.setups import log_setups
 
-        ref = cfg.gain_reference or prob.train[0].constants[cfg.gain_constant]
-        setups = SetupModels(prob.model, prob.params, gain_setups(trajs, cfg.gain_constant, ref))
+        setups = log_setups(prob, trajs, cfg, load_model)
     return WindowObjective(
         sim, prob.params, trajs[0].actuator_names, qvel_weight=cfg.qvel_weight, setups=setups
     )

@@ -17,7 +17,8 @@ def whole_log_windows(tr: Trajectory, timestep: float) -> Windows:
 
 def replay(models: list, trajs: list[Trajectory], delays: np.ndarray | None = None) -> list[np.ndarray]:
     """Simulated qpos (N-1, nj) of each whole log (after its first sample); ``models[k]`` simulates log k, or a
-    list of candidate models for log k (then the result for that log is (C, N-1, nj))."""
+    list of candidate models for log k (then the result for that log is (C, N-1, nj)). ``delays``: per actuator
+    [s], or (C, na) per candidate."""
     out = []
     for k, tr in enumerate(trajs):
         cands = models[k] if isinstance(models[k], list) else [models[k]]
@@ -29,7 +30,7 @@ def replay(models: list, trajs: list[Trajectory], delays: np.ndarray | None = No
             nthread=1,
         )
         d = np.zeros(len(tr.actuator_names)) if delays is None else np.asarray(delays, float)
-        qp, _ = sim.predict(cands, [d] * len(cands))
+        qp, _ = sim.predict(cands, list(d) if d.ndim == 2 else [d] * len(cands))
         sim.close()
         q = qp[:, 0]
         out.append(q if isinstance(models[k], list) else q[0])

@@ -92,3 +92,20 @@ class SetupModels:
             cache[key] = m
             out.append(m)
         return out
+
+
+def log_setups(prob, trajs: list[Trajectory], cfg, load_model) -> SetupModels:
+    """The setups a ``CalibrateCfg`` asks for: per-log model files (``log_models``, in the order logs then held-out
+    logs) and position gains scaled by ``gain_constant`` over ``gain_reference``."""
+    from pathlib import Path
+
+    paths = [str(p) for p in (*cfg.logs, *cfg.holdout)]
+    files = dict(zip(paths, cfg.log_models, strict=False))
+    loaded = {f: load_model(Path(f)) for f in dict.fromkeys(files.values())}
+    models = [loaded[files[tr.source]] if tr.source in files else None for tr in trajs]
+    if cfg.gain_constant:
+        ref = cfg.gain_reference or prob.train[0].constants.get(cfg.gain_constant)
+        setups = gain_setups(trajs, cfg.gain_constant, ref, models)
+    else:
+        setups = [Setup(model=m) for m in models]
+    return SetupModels(prob.model, prob.params, setups)
