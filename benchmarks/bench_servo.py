@@ -330,12 +330,16 @@ def main(argv=None) -> dict:
         return ensemble_check(tmp, keys, R.sample(rg, nens), logs)
 
     if args.quick:
-        k, ranges = 2.0, R.ranges_from_fits(out.values, per, lower, upper, 2.0, log=True)
+        k, ranges, tried = 2.0, R.ranges_from_fits(out.values, per, lower, upper, 2.0, log=True), {}
     else:  # the smallest k whose ensemble covers 90 % of the training logs' samples
-        k, ranges = R.scale_to_coverage(
+        k, ranges, tried = R.scale_to_coverage(
             out.values, per, lower, upper, lambda rg: check(rg, train)[0], log=True
         )
-    rand = {"k": k, "ranges": {n: r.tolist() for n, r in zip(names, ranges, strict=True)}}
+    rand = {
+        "k": k,
+        "train_coverage_by_k": tried,
+        "ranges": {n: r.tolist() for n, r in zip(names, ranges, strict=True)},
+    }
     for label, rg in (
         ("data", ranges),
         ("data_k2", R.ranges_from_fits(out.values, per, lower, upper, 2.0, log=True)),

@@ -116,17 +116,22 @@ def event_terms(names: list[str], ranges: np.ndarray) -> str:
 
 
 def scale_to_coverage(
-    center, per_fit, lower, upper, coverage_of, target: float = 0.9, k_max: float = 8.0, log: bool = False
+    center,
+    per_fit,
+    lower,
+    upper,
+    coverage_of,
+    target: float = 0.9,
+    ks: tuple[float, ...] = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0),
+    log: bool = False,
 ):
-    """Smallest multiplier k (bisection on [0.5, k_max]) whose ranges reach ``target`` coverage by
-    ``coverage_of(ranges)`` (run it on training logs; held-out logs check the result). Returns (k, ranges)."""
-    lo, hi = 0.5, k_max
-    if coverage_of(ranges_from_fits(center, per_fit, lower, upper, hi, log)) < target:
-        return hi, ranges_from_fits(center, per_fit, lower, upper, hi, log)
-    for _ in range(5):
-        mid = 0.5 * (lo + hi)
-        if coverage_of(ranges_from_fits(center, per_fit, lower, upper, mid, log)) >= target:
-            hi = mid
-        else:
-            lo = mid
-    return hi, ranges_from_fits(center, per_fit, lower, upper, hi, log)
+    """The smallest multiplier k in ``ks`` whose ranges reach ``target`` coverage by ``coverage_of(ranges)`` (run
+    it on training logs; held-out logs check the result), else the k of the best coverage. Returns (k, ranges,
+    {k: coverage})."""
+    seen: dict[float, float] = {}
+    for k in ks:
+        seen[k] = coverage_of(ranges_from_fits(center, per_fit, lower, upper, k, log))
+        if seen[k] >= target:
+            break
+    k = next((k for k in seen if seen[k] >= target), max(seen, key=seen.get))
+    return k, ranges_from_fits(center, per_fit, lower, upper, k, log), seen

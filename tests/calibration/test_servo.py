@@ -150,3 +150,45 @@ def test_joint_fit_over_setups_and_reuse(tmp_path: Path) -> None:
     )
     assert reused.actuator_biasprm[0, 1] == pytest.approx(-0.25 * out.values[0])
     assert reused.dof_armature[0] == pytest.approx(out.values[1])
+
+
+def test_cli_calibrates_json_logs_over_setups(tmp_path: Path) -> None:
+    """`real2sim calibrate` on JSON logs: enable column, header kp scaling the gain, a per-log payload model."""
+    logs = B.DATA / "logs"
+    (tmp_path / "map.toml").write_text(B.MAP)
+    light, heavy = tmp_path / "b.xml", tmp_path / "bc.xml"
+    light.write_text(B.pendulum_mjcf(0.535, B.MENAGERIE))
+    heavy.write_text(B.pendulum_mjcf(0.969, B.MENAGERIE))
+    cmd = [sys.executable, "-m", "real2sim", "calibrate", str(light), "--map", str(tmp_path / "map.toml")]
+    cmd += ["--log", str(logs / "lift_and_drop_kp16_m0.535_L0.1.json.gz")]
+    cmd += ["--log", str(logs / "up_and_down_kp32_m0.969_L0.1.json.gz")]
+    cmd += [
+        "--log-model",
+        str(light),
+        "--log-model",
+        str(heavy),
+        "--gain-constant",
+        "kp",
+        "--gain-reference",
+        "32",
+    ]
+    cmd += [
+        "--fit",
+        "actuator:servo.kp",
+        "--fit",
+        "joint:hinge.damping",
+        "--window",
+        "1.0",
+        "--qvel-from-qpos",
+    ]
+    cmd += ["--despike", "0.5", "--max-windows", "8", "--no-report", "-o", str(tmp_path / "out"), "--json"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    res = json.loads(proc.stdout)
+    assert res["cost"]["final"] < res["cost"]["initial"]
+    assert set(res["logs"]) == {
+        "lift_and_drop_kp16_m0.535_L0.1.json.gz",
+        "up_and_down_kp32_m0.969_L0.1.json.gz",
+    }
+    mjcf = next((tmp_path / "out").glob("*_calibrated.xml")).read_text()
+    assert "hinge" in mjcf
