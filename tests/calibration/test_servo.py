@@ -192,3 +192,12 @@ def test_cli_calibrates_json_logs_over_setups(tmp_path: Path) -> None:
     }
     mjcf = next((tmp_path / "out").glob("*_calibrated.xml")).read_text()
     assert "hinge" in mjcf
+
+
+def test_inverse_dynamics_applies_no_force_while_off(tmp_path: Path) -> None:
+    from real2sim.calibration.inverse import id_samples, joint_torques
+
+    (tr,) = B.load_logs(tmp_path, "lift_and_drop_kp32_m0.535*")
+    s = id_samples([tr], wn=0.1)
+    _, appl = joint_torques(B.model_for(tmp_path, 0.535, B.M1), s, tr.joint_names, tr.actuator_names)
+    assert np.all(appl[~s.enable[:, 0]] == 0.0) and np.abs(appl[s.enable[:, 0]]).max() > 0.1
