@@ -238,7 +238,9 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--out", type=Path, help="write randomization.yaml and events_isaaclab.py here")
+    ap.add_argument(
+        "--out", type=Path, help="write randomization.yaml, events_isaaclab.py and events_mjlab.py here"
+    )
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench_servo_"))
     trajs = load_logs(tmp, emf=True)
@@ -353,6 +355,7 @@ def main(argv=None) -> dict:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "randomization.yaml").write_text(R.to_yaml(names, ranges, ranges_check))
         (args.out / "events_isaaclab.py").write_text(R.event_terms(names, ranges))
+        (args.out / "events_mjlab.py").write_text(R.mjlab_event_terms(names, ranges))
     print(json.dumps({k: v for k, v in res.items() if k != "replay_rmse"}, indent=1))
     print(f"{'log':45s} {'menagerie':>10s} {'real2sim':>10s} {'M1':>10s}")
     for n, row in table.items():

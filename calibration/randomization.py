@@ -58,16 +58,32 @@ def band_coverage(ensemble: np.ndarray, measured: np.ndarray) -> tuple[float, fl
     return float(np.mean(inside)), float(np.mean(hi - lo))
 
 
-_EVENT = {
-    "damping": ("randomize_joint_parameters", "damping"),
+# Isaac Lab event terms (isaaclab.envs.mdp) per attribute: (function, its distribution-params prefix)
+_ISAAC = {
     "frictionloss": ("randomize_joint_parameters", "friction"),
     "armature": ("randomize_joint_parameters", "armature"),
     "kp": ("randomize_actuator_gains", "stiffness"),
     "kv": ("randomize_actuator_gains", "damping"),
-    "forcerange": ("randomize_actuator_gains", "effort_limit"),
     "mass": ("randomize_rigid_body_mass", "mass"),
-    "friction": ("randomize_rigid_body_material", "static_friction"),
 }
+# mjlab (mdp.randomize_field) per attribute: the MuJoCo model field it writes
+_MJLAB = {
+    "damping": "dof_damping",
+    "frictionloss": "dof_frictionloss",
+    "armature": "dof_armature",
+    "mass": "body_mass",
+    "friction": "geom_friction",
+}
+
+
+def _split(name: str) -> tuple[str, str, str]:
+    kind, rest = name.split(":", 1)
+    elem, _, attr = rest.partition(".")
+    return kind, elem, attr
+
+
+def _var(elem: str, attr: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in f"{elem}_{attr}").lower().strip("_")
 
 
 def to_yaml(names: list[str], ranges: np.ndarray, extra: dict | None = None) -> str:
@@ -81,9 +97,10 @@ def to_yaml(names: list[str], ranges: np.ndarray, extra: dict | None = None) -> 
 
 
 def event_terms(names: list[str], ranges: np.ndarray) -> str:
-    """A ready mjlab / Isaac Lab ``EventCfg`` (mode "startup", absolute values via operation "abs") as Python."""
+    """A ready Isaac Lab ``EventCfg`` (mode "startup", absolute values, operation "abs") as Python; parameters
+    without a standard event term (joint damping, force limits, delays) are listed as comments."""
     lines = [
-        '"""Domain randomisation from real2sim calibration: ranges are absolute values (operation "abs")."""',
+        '"""Domain randomisation from real2sim calibration (Isaac Lab): absolute ranges (operation "abs")."""',
         "",
         "from isaaclab.envs import mdp",
         "from isaaclab.managers import EventTermCfg as EventTerm",
@@ -96,42 +113,46 @@ def event_terms(names: list[str], ranges: np.ndarray) -> str:
     ]
     body = []
     for n, (lo, hi) in zip(names, ranges, strict=True):
-        if n.startswith("delay:"):
-            body.append(f"    # {n}: actuator latency {lo:.4g}..{hi:.4g} s (use a delayed actuator model)")
+        kind, elem, attr = _split(n)
+        func, arg = _ISAAC.get(attr, (None, None))
+        if func is None or kind == "delay":
+            body.append(
+                f"    # {n}: {lo:.6g}..{hi:.6g} (no standard event term: set it in the actuator/joint cfg)"
+            )
             continue
-        kind, rest = n.split(":", 1)
-        elem, _, attr = rest.partition(".")
-        func, arg = _EVENT.get(attr, (None, None))
-        if func is None:
-            body.append(f"    # {n}: {lo:.6g}..{hi:.6g} (no standard event term)")
-            continue
-        key = "actuator_names" if kind == "actuator" else ("joint_names" if kind == "joint" else "body_names")
-        var = "".join(c if c.isalnum() else "_" for c in f"{elem}_{attr}").lower()
-        dist = f'"{arg}_distribution_params": ({lo:.6g}, {hi:.6g})'
+        key = "body_names" if kind == "body" else "joint_names"  # actuator gains are addressed by joint
+        target = elem if kind != "actuator" else ".*"  # an MJCF actuator name is not an Isaac Lab joint name
         body.append(
-            f'    {var} = EventTerm(func=mdp.{func}, mode="startup", params={{'
-            f'"asset_cfg": SceneEntityCfg("robot", {key}=["{elem}"]), {dist}, "operation": "abs"}})'
+            f'    {_var(elem, attr)} = EventTerm(func=mdp.{func}, mode="startup", params={{'
+            f'"asset_cfg": SceneEntityCfg("robot", {key}=["{target}"]), '
+            f'"{arg}_distribution_params": ({lo:.6g}, {hi:.6g}), "operation": "abs"}})'
         )
     return "\n".join(lines + (body or ["    pass"])) + "\n"
 
 
-def scale_to_coverage(
-    center,
-    per_fit,
-    lower,
-    upper,
-    coverage_of,
-    target: float = 0.9,
-    ks: tuple[float, ...] = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0),
-    log: bool = False,
-):
-    """The smallest multiplier k in ``ks`` whose ranges reach ``target`` coverage by ``coverage_of(ranges)`` (run
-    it on training logs; held-out logs check the result), else the k of the best coverage. Returns (k, ranges,
-    {k: coverage})."""
-    seen: dict[float, float] = {}
-    for k in ks:
-        seen[k] = coverage_of(ranges_from_fits(center, per_fit, lower, upper, k, log))
-        if seen[k] >= target:
-            break
-    k = next((k for k in seen if seen[k] >= target), max(seen, key=seen.get))
-    return k, ranges_from_fits(center, per_fit, lower, upper, k, log), seen
+def mjlab_event_terms(names: list[str], ranges: np.ndarray) -> str:
+    """The same ranges as mjlab ``EventTermCfg`` terms (``mdp.randomize_field`` on MuJoCo model fields) as Python;
+    actuator gains, force limits and delays (several fields or none) are listed as comments."""
+    lines = [
+        '"""Domain randomisation from real2sim calibration (mjlab): absolute ranges on MuJoCo model fields."""',
+        "",
+        "from mjlab.envs import mdp",
+        "from mjlab.managers.event_manager import EventTermCfg",
+        "from mjlab.managers.scene_entity_config import SceneEntityCfg",
+        "",
+        "EVENTS = {",
+    ]
+    for n, (lo, hi) in zip(names, ranges, strict=True):
+        kind, elem, attr = _split(n)
+        field = _MJLAB.get(attr)
+        if field is None or kind == "delay":
+            note = "kp moves gainprm[0] and biasprm[1] together" if attr == "kp" else "no single model field"
+            lines.append(f"    # {n}: {lo:.6g}..{hi:.6g} ({note})")
+            continue
+        key = {"joint": "joint_names", "body": "body_names", "geom": "geom_names"}[kind]
+        lines.append(
+            f'    "{_var(elem, attr)}": EventTermCfg(mode="startup", func=mdp.randomize_field, '
+            f'domain_randomization=True, params={{"asset_cfg": SceneEntityCfg("robot", {key}=["{elem}"]), '
+            f'"field": "{field}", "ranges": ({lo:.6g}, {hi:.6g}), "operation": "abs"}}),'
+        )
+    return "\n".join([*lines, "}"]) + "\n"

@@ -97,7 +97,10 @@ def test_bench_servo_quick(tmp_path: Path) -> None:
     assert med["real2sim"] < med["menagerie"]
     assert len(res["replay_rmse"]) == 20
     assert (tmp_path / "dr" / "randomization.yaml").exists()
-    assert "EventTerm" in (tmp_path / "dr" / "events_isaaclab.py").read_text()
+    for f in ("events_isaaclab.py", "events_mjlab.py"):
+        text = (tmp_path / "dr" / f).read_text()
+        compile(text, f, "exec")  # valid Python
+        assert "EventTerm" in text
 
 
 def test_spec_writeback_matches_model_values() -> None:
