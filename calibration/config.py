@@ -11,6 +11,8 @@ from real2sim.params import ParamSpec
 
 Method = Literal["windows", "inverse", "inverse+windows"]
 """Trajectory matching, inverse-dynamics least squares, or the second as the warm start of the first."""
+Randomize = Literal["stderr", "logs"]
+"""How randomisation ranges are derived: the fit's standard errors or the spread of per-log fits."""
 DelayInit = Literal["xcorr", "model"]
 """Where fitted delays start: the cross-correlation estimate or the model's value."""
 
@@ -63,6 +65,9 @@ class CalibrateCfg:
     """Scale each log's position gains by this per-log constant (e.g. firmware kp from the map's constants)."""
     gain_reference: float | None = None
     """The gain constant's value at which the model's gains hold; None: the first training log's."""
+    randomize: Randomize = "stderr"
+    """Randomisation ranges: 'stderr' (fit ± 2 standard errors) or 'logs' (spread of per-log fits, checked on
+    held-out logs)."""
     log_models: tuple[Path, ...] = ()
     """Per-log model files (another payload or arm), one per log then per held-out log; shared values fitted jointly."""
     extra: dict = field(default_factory=dict)

@@ -13,28 +13,35 @@ def ranges_from_fits(
     lower: np.ndarray,
     upper: np.ndarray,
     k: float = 2.0,
-    log: bool = False,
+    log: bool | np.ndarray = False,
 ) -> np.ndarray:
-    """(P, 2) ranges: the joint fit ± k × the RMS deviation of the per-log (or per-window) fits from it (with
-    ``log``: of their logarithms, a multiplicative range), at least ±1 %, clipped to the bounds."""
-    c, f = (np.log(center), np.log(per_fit)) if log else (center, np.asarray(per_fit))
+    """(P, 2) ranges: the joint fit ± k × the RMS deviation of the per-log (or per-window) fits from it (where
+    ``log``, a bool or a per-parameter mask: of their logarithms, a multiplicative range), at least ±1 %, clipped
+    to the bounds."""
+    log = np.broadcast_to(np.asarray(log, bool), np.shape(center)) & (np.asarray(center) > 0)
+    per_fit = np.asarray(per_fit, float)
+    c = np.where(log, np.log(np.where(log, center, 1.0)), center)
+    f = np.where(log[None], np.log(np.where(log[None], np.maximum(per_fit, 1e-300), 1.0)), per_fit)
     dev = np.sqrt(np.mean((f - c[None]) ** 2, axis=0))
-    if log:
-        half = np.maximum(k * dev, 0.01)
-        lo, hi = center * np.exp(-half), center * np.exp(half)
-    else:
-        half = np.maximum(k * dev, 0.01 * np.abs(center))
-        lo, hi = center - half, center + half
+    half_log = np.maximum(k * dev, 0.01)
+    half_lin = np.maximum(k * dev, 0.01 * np.abs(center))
+    lo = np.where(log, center * np.exp(-half_log), center - half_lin)
+    hi = np.where(log, center * np.exp(half_log), center + half_lin)
     return np.stack([np.maximum(lower, lo), np.minimum(upper, hi)], axis=1)
 
 
 def with_prior(fun, center: np.ndarray, weight: float):
-    """A batched residual with a weak pull of log(values) towards ``center`` appended, so that a per-log fit
-    keeps the directions that one log cannot identify at the joint fit instead of wandering to a bound."""
+    """A batched residual with a weak pull towards ``center`` appended (log difference for positive values,
+    relative difference otherwise), so that a per-log fit keeps the directions that one log cannot identify at
+    the joint fit instead of wandering to a bound."""
+    pos = np.asarray(center) > 0
+    c = np.where(pos, np.log(np.where(pos, center, 1.0)), center)
+    scale = np.where(pos, 1.0, np.maximum(np.abs(center), 1e-6))
 
     def f(batch: np.ndarray) -> np.ndarray:
         b = np.atleast_2d(batch)
-        return np.concatenate([fun(b), weight * (np.log(b) - np.log(center)[None])], axis=1)
+        z = np.where(pos[None], np.log(np.where(pos[None], np.maximum(b, 1e-300), 1.0)), b)
+        return np.concatenate([fun(b), weight * (z - c[None]) / scale[None]], axis=1)
 
     return f
 
@@ -156,3 +163,28 @@ def mjlab_event_terms(names: list[str], ranges: np.ndarray) -> str:
             f'"field": "{field}", "ranges": ({lo:.6g}, {hi:.6g}), "operation": "abs"}}),'
         )
     return "\n".join([*lines, "}"]) + "\n"
+
+
+def per_log_ranges(
+    prob, cfg, values: np.ndarray, make_objective, k: float = 2.0, prior: float = 0.1, n: int = 32
+):
+    """Ranges from the spread of per-log fits (each warm-started at the joint fit, with a weak log prior towards
+    it), and their check: an ``n``-member ensemble on the held-out windows (or the training windows when there are
+    no held-out logs). Returns ({name: (lo, hi)}, {"coverage", "band_width", "on"})."""
+    from real2sim.calibration.fit import fit_bounded
+
+    per = []
+    for tr in prob.train:
+        obj = make_objective(prob, [tr], cfg, cfg.max_windows)
+        fun = with_prior(obj, values, prior)
+        per.append(fit_bounded(fun, values, prob.lower, prob.upper, prob.log_mask, max_nfev=10).values)
+        obj.sim.close()
+    rg = ranges_from_fits(values, np.array(per), prob.lower, prob.upper, k, log=prob.lower > 0)
+    logs = prob.holdout or prob.train
+    obj = make_objective(prob, logs, cfg)
+    qp, _ = obj.predict(sample(rg, n))
+    obj.sim.close()
+    cov, width = band_coverage(qp.reshape(n, -1), obj.sim.meas_q.reshape(-1))
+    names = [p.name for p in prob.params]
+    check = {"coverage": cov, "band_width": width, "on": "holdout" if prob.holdout else "train"}
+    return {nm: (float(a), float(b)) for nm, (a, b) in zip(names, rg, strict=True)}, check

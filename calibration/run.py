@@ -252,6 +252,13 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
             rand[p.name] = (float(max(b_lo, v - 2 * s)), float(min(b_hi, v + 2 * s)))
         else:
             rand[p.name] = (float(b_lo), float(b_hi))
+    if cfg.randomize == "logs" and len(prob.train) > 1:
+        from real2sim.calibration.randomization import per_log_ranges
+
+        rand, chk = per_log_ranges(prob, cfg, values, make_objective)
+        warnings.append(
+            f"randomisation: {chk['coverage']:.0%} of {chk['on']} samples in the ensemble's 5-95 % band"
+        )
     result = CalibrationResult(
         params=tuple(p.spec for p in prob.params),
         values=values,

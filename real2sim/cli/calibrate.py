@@ -33,6 +33,7 @@ from real2sim.cli.options import Opt, build, options
     "gain_constant",
     "gain_reference",
     "log_models",
+    "randomize",
     logs=Opt(("--log",), multiple=True, required=True),
     fit=Opt(multiple=True, required=True),
     holdout=Opt(multiple=True),

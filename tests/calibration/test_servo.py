@@ -185,6 +185,7 @@ def test_cli_calibrates_json_logs_over_setups(tmp_path: Path) -> None:
         "--qvel-from-qpos",
     ]
     cmd += ["--despike", "0.5", "--max-windows", "8", "--no-report", "-o", str(tmp_path / "out"), "--json"]
+    cmd += ["--randomize", "logs"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-2000:]
     res = json.loads(proc.stdout)
@@ -193,6 +194,7 @@ def test_cli_calibrates_json_logs_over_setups(tmp_path: Path) -> None:
         "lift_and_drop_kp16_m0.535_L0.1.json.gz",
         "up_and_down_kp32_m0.969_L0.1.json.gz",
     }
+    assert any(w.startswith("randomisation: ") for w in res["warnings"]), res["warnings"]
     mjcf = next((tmp_path / "out").glob("*_calibrated.xml")).read_text()
     assert "hinge" in mjcf
 
