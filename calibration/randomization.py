@@ -188,3 +188,25 @@ def per_log_ranges(
     names = [p.name for p in prob.params]
     check = {"coverage": cov, "band_width": width, "on": "holdout" if prob.holdout else "train"}
     return {nm: (float(a), float(b)) for nm, (a, b) in zip(names, rg, strict=True)}, check
+
+
+def scale_to_coverage(
+    center,
+    per_fit,
+    lower,
+    upper,
+    coverage_of,
+    target: float = 0.9,
+    ks: tuple[float, ...] = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0),
+    log: bool = False,
+):
+    """The smallest multiplier k in ``ks`` whose ranges reach ``target`` coverage by ``coverage_of(ranges)`` (run
+    it on training logs; held-out logs check the result), else the k of the best coverage. Returns (k, ranges,
+    {k: coverage})."""
+    seen: dict[float, float] = {}
+    for k in ks:
+        seen[k] = coverage_of(ranges_from_fits(center, per_fit, lower, upper, k, log))
+        if seen[k] >= target:
+            break
+    k = next((k for k in seen if seen[k] >= target), max(seen, key=seen.get))
+    return k, ranges_from_fits(center, per_fit, lower, upper, k, log), seen

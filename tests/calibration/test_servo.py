@@ -206,3 +206,13 @@ def test_inverse_dynamics_applies_no_force_while_off(tmp_path: Path) -> None:
     s = id_samples([tr], wn=0.1)
     _, appl = joint_torques(B.model_for(tmp_path, 0.535, B.M1), s, tr.joint_names, tr.actuator_names)
     assert np.all(appl[~s.enable[:, 0]] == 0.0) and np.abs(appl[s.enable[:, 0]]).max() > 0.1
+
+
+def test_scale_to_coverage_picks_smallest_k_reaching_target() -> None:
+    from real2sim.calibration import randomization as R
+
+    center, per = np.array([1.0, 2.0]), np.array([[1.1, 2.2], [0.9, 1.8]])
+    lo, hi = np.zeros(2), np.full(2, 10.0)
+    k, rg, seen = R.scale_to_coverage(center, per, lo, hi, lambda r: float(r[0, 1] - r[0, 0]) / 0.5, log=True)
+    assert k == 3.0 and seen[3.0] >= 0.9 > seen[2.0]
+    assert rg[0, 0] < 1.0 < rg[0, 1]
