@@ -11,6 +11,8 @@ from real2sim.params import ParamSpec
 
 Method = Literal["windows", "inverse", "inverse+windows"]
 """Trajectory matching, inverse-dynamics least squares, or the second as the warm start of the first."""
+Randomize = Literal["stderr", "logs"]
+"""How randomisation ranges are derived: the fit's standard errors or the spread of per-log fits."""
 DelayInit = Literal["xcorr", "model"]
 """Where fitted delays start: the cross-correlation estimate or the model's value."""
 
@@ -59,6 +61,17 @@ class CalibrateCfg:
     """Write PNG/HTML plots."""
     package: Path | None = None
     """Exported package (real2sim export) to write the calibrated values into: MJCF, URDF, USD and README."""
+    despike: float | None = None
+    """Drop isolated position samples jumping more than this [rad or m] from both neighbours; None: off."""
+    gain_constant: str | None = None
+    """Scale each log's position gains by this per-log constant (e.g. firmware kp from the map's constants)."""
+    gain_reference: float | None = None
+    """The gain constant's value at which the model's gains hold; None: the first training log's."""
+    randomize: Randomize = "stderr"
+    """Randomisation ranges: 'stderr' (fit ± 2 standard errors) or 'logs' (spread of per-log fits, checked on
+    held-out logs)."""
+    log_models: tuple[Path, ...] = ()
+    """Per-log model files (another payload or arm), one per log then per held-out log; shared values fitted jointly."""
     extra: dict = field(default_factory=dict)
     """Reserved."""
 
@@ -85,6 +98,18 @@ class CalibrateCfg:
             raise ConfigError("qvel_weight and prior_weight must be >= 0")
         if self.max_windows is not None and self.max_windows < 1:
             raise ConfigError(f"max_windows must be >= 1, got {self.max_windows}")
-        for p in (self.model, self.map, *self.logs, *self.holdout, *([self.package] if self.package else [])):
+        if self.log_models and len(self.log_models) != len(self.logs) + len(self.holdout):
+            raise ConfigError(
+                f"log_models needs one model per log and held-out log ({len(self.logs) + len(self.holdout)}), "
+                f"got {len(self.log_models)}"
+            )
+        for p in (
+            self.model,
+            self.map,
+            *self.logs,
+            *self.holdout,
+            *self.log_models,
+            *([self.package] if self.package else []),
+        ):
             if not Path(p).exists():
                 raise InputError(p, "does not exist")

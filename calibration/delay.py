@@ -33,6 +33,9 @@ def estimate_delays(model, trajs: list[Trajectory], max_delay: float = 0.1, wn: 
                 sel = s.log == k
                 y = pred[sel, j][lag:]
                 u = tr.ctrl[: tr.n - lag, a]
+                if tr.enable is not None:  # only while the actuator is powered
+                    on = tr.enable[: tr.n - lag, a]
+                    y, u = y[on], u[on]
                 y = y - y.mean()
                 u = u - u.mean()
                 num += float(y @ u)

@@ -16,7 +16,7 @@ import numpy as np
 
 from real2sim.calibration.params import Resolved, apply
 from real2sim.calibration.signal import butter_filtfilt, differentiate
-from real2sim.calibration.simulate import clone
+from real2sim.calibration.simulate import clone, switched_off
 from real2sim.trajectory import Trajectory
 
 V_SMOOTH = 0.01  # rad/s
@@ -26,13 +26,15 @@ IRLS_PASSES = 3
 
 @dataclass(frozen=True)
 class IdSamples:
-    """Stacked samples for inverse dynamics: q, qd, qdd (N, nj), actuator ctrl (N, na), source log index."""
+    """Stacked samples for inverse dynamics: q, qd, qdd (N, nj), actuator ctrl (N, na), source log index, and
+    the actuators' enable flags (N, na) where a log has them (None: always on)."""
 
     q: np.ndarray
     qd: np.ndarray
     qdd: np.ndarray
     ctrl: np.ndarray
     log: np.ndarray
+    enable: np.ndarray | None = None
 
 
 def id_samples(
@@ -55,16 +57,26 @@ def id_samples(
         qdds.append(a)
         us.append(tr.ctrl if tr.ctrl is not None else np.zeros((tr.n, 0)))
         ls.append(np.full(tr.n, k))
-    s = IdSamples(*(np.concatenate(x) for x in (qs, qds, qdds, us, ls)))
+    on = None
+    if any(tr.enable is not None for tr in trajs):
+        on = np.concatenate(
+            [
+                tr.enable if tr.enable is not None else np.ones(u.shape, bool)
+                for tr, u in zip(trajs, us, strict=True)
+            ]
+        )
+    s = IdSamples(*(np.concatenate(x) for x in (qs, qds, qdds, us, ls)), enable=on)
     if max_samples is not None and s.q.shape[0] > max_samples:
         idx = np.round(np.linspace(0, s.q.shape[0] - 1, max_samples)).astype(int)
-        s = IdSamples(s.q[idx], s.qd[idx], s.qdd[idx], s.ctrl[idx], s.log[idx])
+        s = IdSamples(
+            s.q[idx], s.qd[idx], s.qdd[idx], s.ctrl[idx], s.log[idx], None if on is None else on[idx]
+        )
     return s
 
 
 def joint_torques(model, s: IdSamples, joint_names, actuator_names) -> tuple[np.ndarray, np.ndarray]:
     """(predicted, applied): joint torque the model needs for the motion, and what the logged ctrl applies
-    (through gear, gain and bias), both (N, nj)."""
+    (through gear, gain and bias; nothing from a switched-off actuator), both (N, nj)."""
     import mujoco
 
     qadr = [model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j)] for j in joint_names]
@@ -78,6 +90,7 @@ def joint_torques(model, s: IdSamples, joint_names, actuator_names) -> tuple[np.
     n = s.q.shape[0]
     pred = np.zeros((n, len(vadr)))
     appl = np.zeros((n, len(vadr)))
+    off_models: dict[bytes, object] = {}
     for i in range(n):
         d.qpos[qadr] = s.q[i]
         d.qvel[vadr] = s.qd[i]
@@ -86,7 +99,13 @@ def joint_torques(model, s: IdSamples, joint_names, actuator_names) -> tuple[np.
             d.ctrl[aid] = s.ctrl[i]
         mujoco.mj_inverse(m, d)
         pred[i] = d.qfrc_inverse[vadr]
-        mujoco.mj_fwdActuation(m, d)
+        ma = m
+        if s.enable is not None and not s.enable[i].all():
+            key = s.enable[i].tobytes()
+            if key not in off_models:
+                off_models[key] = switched_off(m, np.asarray(aid)[~s.enable[i]])
+            ma = off_models[key]
+        mujoco.mj_fwdActuation(ma, d)
         appl[i] = d.qfrc_actuator[vadr]
     pred += fl[None, :] * (2.0 / np.pi) * np.arctan(s.qd / V_SMOOTH)
     return pred, appl

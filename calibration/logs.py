@@ -30,6 +30,10 @@ def read_table(path: str | Path) -> Table:
     if not path.exists():
         raise InputError(path, "log file does not exist")
     name = path.name.lower()
+    if name.endswith((".json", ".json.gz")):
+        from real2sim.calibration.json_log import read_json_table
+
+        return read_json_table(path)
     if name.endswith((".csv", ".csv.gz", ".txt")):
         return _read_csv(path)
     if name.endswith(".npz"):

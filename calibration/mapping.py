@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -39,9 +39,9 @@ class LogMap:
     actuators: dict[str, str]
     """Model actuator name → the column of its ctrl."""
     time_scale: float = 1.0
+    """Factor from the time column's unit to seconds."""
     rate: float | None = None
     """Sample rate [Hz] for logs without a time column (e.g. ACT/ALOHA HDF5 episodes); then ``time`` is ''."""
-    """Factor from the time column's unit to seconds."""
     source: str = ""
     """The map file it was read from."""
     episode: int | None = None
@@ -59,6 +59,10 @@ class LogMap:
     """'model': map each motor's normalised range onto the model joint's range (no calibration file)."""
     zero_to_100: tuple[str, ...] = ("gripper",)
     """Motors LeRobot normalises to 0..100 (``RANGE_0_100``) instead of -100..100."""
+    enable: dict[str, str] = field(default_factory=dict)
+    """Model actuator name → the column of its on/off flag (``enable = "COLUMN"``; nonzero = powered)."""
+    constants: tuple[str, ...] = ()
+    """Columns (e.g. JSON header values such as ``kp``) read as per-log constants."""
 
 
 def load_map(path: str | Path) -> LogMap:
@@ -83,11 +87,13 @@ def load_map(path: str | Path) -> LogMap:
         joints[name] = JointColumns(qpos=j["qpos"], qvel=j.get("qvel"), torque=j.get("torque"))
     if not joints:
         raise InputError(path, "no [joints.<name>] table")
-    actuators = {}
+    actuators, enable = {}, {}
     for name, a in (doc.get("actuators") or {}).items():
         if not isinstance(a, dict) or "ctrl" not in a:
             raise InputError(path, f'[actuators.{name}] needs ctrl = "<column>"')
         actuators[name] = a["ctrl"]
+        if "enable" in a:
+            enable[name] = str(a["enable"])
     episode = doc.get("episode")
     if episode is not None and (isinstance(episode, bool) or not isinstance(episode, int)):
         raise InputError(path, f"episode must be an integer, got {episode!r}")
@@ -117,6 +123,8 @@ def load_map(path: str | Path) -> LogMap:
         calibration=calib,
         normalized_range=nrange,
         zero_to_100=tuple(doc.get("zero_to_100", LogMap.zero_to_100)),
+        enable=enable,
+        constants=tuple(str(c) for c in doc.get("constants", ())),
     )
 
 
@@ -170,6 +178,16 @@ def _column(table: Table, col: str, path: Path) -> np.ndarray:
     if bad.size:
         raise InputError(path, f"column {col!r} has NaN/inf at row {int(bad[0])} ({bad.size} rows in all)")
     return v
+
+
+def _enable(table: Table, log_map: LogMap, acts: tuple[str, ...], path: Path, n: int) -> np.ndarray | None:
+    if not log_map.enable:
+        return None
+    on = [
+        _column(table, log_map.enable[a], path) != 0 if a in log_map.enable else np.ones(n, bool)
+        for a in acts
+    ]
+    return np.stack(on, axis=1)
 
 
 def find_gaps(time: np.ndarray, factor: float = 3.0) -> list[tuple[float, float]]:
@@ -289,6 +307,8 @@ def table_trajectory(
         actuator_names=acts,
         torque=torque,
         source=str(path),
+        enable=_enable(table, log_map, acts, path, t.shape[0]),
+        constants={c: float(_column(table, c, path)[0]) for c in log_map.constants},
     )
     return traj, notes
 

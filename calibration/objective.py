@@ -20,8 +20,10 @@ class WindowObjective:
         base_delays: np.ndarray | None = None,
         qpos_weight: float = 1.0,
         qvel_weight: float = 0.05,
+        setups=None,
     ):
         self.sim = sim
+        self.setups = setups  # SetupModels: one model per log, or None
         self.params = params
         self.model_params = [i for i, p in enumerate(params) if p.kind != "delay"]
         self.delay_idx = []
@@ -40,8 +42,12 @@ class WindowObjective:
         self.n_eval = 0
 
     def candidate(self, values: np.ndarray):
-        m = clone(self.sim.model)
-        apply(m, [self.params[i] for i in self.model_params], values[self.model_params])
+        mp = [self.params[i] for i in self.model_params]
+        if self.setups is not None:
+            m = self.setups.models(mp, values[self.model_params])
+        else:
+            m = clone(self.sim.model)
+            apply(m, mp, values[self.model_params])
         d = self.base_delays.copy()
         for i, a in self.delay_idx:
             d[a] = values[i]

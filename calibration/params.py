@@ -4,7 +4,9 @@ Every resolved parameter is one scalar. Vector attributes are split: ``body:NAME
 ``body:NAME.inertia`` → principal moments ``body:NAME.inertia[0..2]`` about the model's principal axes (fitted
 through ``inertial.Reparam`` — log second moments — so every iterate is a physically realisable rigid body),
 ``geom:NAME.friction`` → sliding friction. ``actuator:NAME.gain`` is the first gain parameter,
-``actuator:NAME.bias`` a constant force added to the actuator output (MuJoCo affine bias ``biasprm[0]``). ``delay:NAME`` is not a model field: the simulator shifts that
+``actuator:NAME.bias`` a constant force added to the actuator output (MuJoCo affine bias ``biasprm[0]``).
+Position servos: ``actuator:NAME.kp`` sets gainprm[0] = kp and biasprm[1] = -kp together, ``.kv`` biasprm[2] = -kv,
+``.forcerange`` a symmetric force limit ±value. ``delay:NAME`` is not a model field: the simulator shifts that
 actuator's control by it.
 """
 
@@ -28,7 +30,7 @@ _OBJ: dict[Kind, str] = {
 }
 
 # Default bounds when the spec gives none: (lower, upper) as functions of the model value.
-_POSITIVE = {"damping", "frictionloss", "armature", "mass", "stiffness", "friction"}
+_POSITIVE = {"damping", "frictionloss", "armature", "mass", "stiffness", "friction", "kv"}
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ def get_value(model, p: Resolved) -> float:
             return float(model.body_ipos[i, p.index])
         return float(model.body_inertia[i, p.index])
     if p.kind == "actuator":
-        return float(model.actuator_gainprm[i, 0] if p.attribute == "gain" else model.actuator_biasprm[i, 0])
+        return _get_actuator(model, i, p.attribute)
     if p.kind == "geom":
         return float(model.geom_friction[i, 0])
     return 0.0  # delay: not stored in the model
@@ -138,11 +140,34 @@ def set_value(model, p: Resolved, v: float) -> None:
         else:
             model.body_inertia[i, p.index] = v
     elif p.kind == "actuator":
-        if p.attribute == "gain":
-            model.actuator_gainprm[i, 0] = v
-        else:
-            model.actuator_biastype[i] = 1  # affine: bias = biasprm[0] + ...
-            model.actuator_biasprm[i, 0] = v
+        _set_actuator(model, i, p.attribute, v)
+
+
+def _get_actuator(model, i: int, attr: str | None) -> float:
+    if attr == "kp":
+        return float(model.actuator_gainprm[i, 0])
+    if attr == "kv":
+        return float(-model.actuator_biasprm[i, 2])
+    if attr == "forcerange":
+        return float(max(abs(model.actuator_forcerange[i, 0]), abs(model.actuator_forcerange[i, 1])))
+    return float(model.actuator_gainprm[i, 0] if attr == "gain" else model.actuator_biasprm[i, 0])
+
+
+def _set_actuator(model, i: int, attr: str | None, v: float) -> None:
+    if attr in ("gain", "kp"):
+        model.actuator_gainprm[i, 0] = v
+        if attr == "kp":  # position servo: force = kp (ctrl - q) - kv qdot
+            model.actuator_biastype[i] = 1
+            model.actuator_biasprm[i, 1] = -v
+    elif attr == "kv":
+        model.actuator_biastype[i] = 1
+        model.actuator_biasprm[i, 2] = -v
+    elif attr == "forcerange":
+        model.actuator_forcelimited[i] = 1
+        model.actuator_forcerange[i] = (-v, v)
+    else:
+        model.actuator_biastype[i] = 1  # affine: bias = biasprm[0] + ...
+        model.actuator_biasprm[i, 0] = v
 
 
 def default_bounds(p: Resolved, value: float) -> tuple[float, float]:
@@ -157,7 +182,7 @@ def default_bounds(p: Resolved, value: float) -> tuple[float, float]:
         dlo, dhi = 0.0, max(10.0 * scale, 1.0 if p.attribute in ("damping", "frictionloss") else 10 * scale)
         if p.attribute == "mass" or p.attribute == "inertia":
             dlo = 1e-3 * scale
-    elif p.attribute == "gain":
+    elif p.attribute in ("gain", "kp", "forcerange"):
         dlo, dhi = 0.2 * scale, 5.0 * scale
     elif p.attribute == "com":
         dlo, dhi = value - 0.5, value + 0.5
@@ -182,3 +207,20 @@ def inertia_is_physical(model) -> list[str]:
 def apply(model, params: list[Resolved], values: np.ndarray) -> None:
     for p, v in zip(params, values, strict=True):
         set_value(model, p, float(v))
+
+
+def set_spec_actuator(a, attribute: str | None, v: float) -> None:
+    """Write an actuator parameter into an ``MjSpec`` actuator (the MJCF write-back of ``set_value``)."""
+    import mujoco
+
+    g, b = np.array(a.gainprm, float), np.array(a.biasprm, float)
+    if attribute in ("gain", "kp"):
+        g[0] = v
+    if attribute in ("bias", "kp", "kv"):
+        a.biastype = mujoco.mjtBias.mjBIAS_AFFINE
+        idx = {"bias": 0, "kp": 1, "kv": 2}[attribute]
+        b[idx] = v if attribute == "bias" else -v
+    if attribute == "forcerange":
+        a.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
+        a.forcerange = np.array([-v, v])
+    a.gainprm, a.biasprm = g, b

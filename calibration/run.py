@@ -75,6 +75,10 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
         for p in paths:
             trs, n = load_trajectories(p, lmap, model, holdout=dest is hold)
             notes += n
+            if cfg.despike is not None:
+                from real2sim.calibration.signal import despike
+
+                trs = [despike(tr, cfg.despike) for tr in trs]
             dest.extend(trs)
     train = prepare(train, cfg.velocity_filter_wn, cfg.smooth_qvel_wn, cfg.qvel_from_qpos)
     hold = prepare(hold, cfg.velocity_filter_wn, cfg.smooth_qvel_wn, cfg.qvel_from_qpos)
@@ -117,7 +121,14 @@ def make_objective(prob: Problem, trajs: list[Trajectory], cfg: CalibrateCfg, ma
 
     win = make_windows(trajs, cfg.window_s, float(prob.model.opt.timestep), max_windows)
     sim = Simulator(prob.model, win, trajs[0].joint_names, trajs[0].actuator_names)
-    return WindowObjective(sim, prob.params, trajs[0].actuator_names, qvel_weight=cfg.qvel_weight)
+    setups = None
+    if cfg.gain_constant or cfg.log_models:
+        from real2sim.calibration.setups import log_setups
+
+        setups = log_setups(prob, trajs, cfg, load_model)
+    return WindowObjective(
+        sim, prob.params, trajs[0].actuator_names, qvel_weight=cfg.qvel_weight, setups=setups
+    )
 
 
 def _delays_of(prob: Problem, values: np.ndarray) -> np.ndarray:
@@ -272,6 +283,13 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
             rand[p.name] = (float(max(b_lo, v - 2 * s)), float(min(b_hi, v + 2 * s)))
         else:
             rand[p.name] = (float(b_lo), float(b_hi))
+    if cfg.randomize == "logs" and len(prob.train) > 1:
+        from real2sim.calibration.randomization import per_log_ranges
+
+        rand, chk = per_log_ranges(prob, cfg, values, make_objective)
+        warnings.append(
+            f"randomisation: {chk['coverage']:.0%} of {chk['on']} samples in the ensemble's 5-95 % band"
+        )
     result = CalibrationResult(
         params=tuple(p.spec for p in prob.params),
         values=values,

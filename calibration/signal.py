@@ -58,3 +58,37 @@ def held_shifted_mean(
 
     a = np.asarray(t0, dtype=float) - delay
     return (integral(a + h) - integral(a)) / h
+
+
+def despike(tr, threshold: float):
+    """Drop isolated samples whose position jumps by more than ``threshold`` from both neighbours while the
+    neighbours agree (sensor read errors); returns the trajectory without those rows."""
+    from dataclasses import replace
+
+    q = np.asarray(tr.qpos, float)
+    if q.shape[0] < 3:
+        return tr
+    bad = np.zeros(q.shape[0], bool)
+    d_prev = np.abs(q[1:-1] - q[:-2])
+    d_next = np.abs(q[1:-1] - q[2:])
+    d_nb = np.abs(q[2:] - q[:-2])
+    bad[1:-1] = np.any((d_prev > threshold) & (d_next > threshold) & (d_nb < threshold), axis=1)
+    bad[0] = np.any(np.abs(q[0] - q[1]) > threshold)
+    bad[-1] = np.any(np.abs(q[-1] - q[-2]) > threshold)
+    if not bad.any():
+        return tr
+    keep = ~bad
+
+    def sel(a):
+        return None if a is None else np.asarray(a)[keep]
+
+    return replace(
+        tr,
+        time=tr.time[keep],
+        qpos=q[keep],
+        qvel=sel(tr.qvel),
+        ctrl=sel(tr.ctrl),
+        torque=sel(tr.torque),
+        enable=sel(tr.enable),
+        object_poses={k: v[keep] for k, v in tr.object_poses.items()},
+    )

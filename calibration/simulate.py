@@ -1,6 +1,8 @@
 """Multiple-shooting simulation of logs: windows re-initialised from the measured state, the logged ctrl
 replayed open loop (held between samples, shifted by the actuator delay, averaged over each physics step),
 all windows and all candidate models of a finite-difference Jacobian batched into one ``mujoco.rollout`` call.
+A candidate is one model for all logs or one model per log (setups: payloads, gains). Logs with an ``enable``
+flag are rolled out in chunks between its switches, a switched-off actuator's gain and bias zeroed (no force).
 """
 
 from __future__ import annotations
@@ -107,6 +109,22 @@ class Simulator:
             self.rel_t[w] = tr.time[s + 1 : s + L] - tr.time[s]
             self.t0[w] = tr.time[s]
         self._rollout = None
+        self.enable = self._enable_steps()
+
+    def _enable_steps(self) -> np.ndarray | None:
+        """(W, nstep, na) bool: each actuator's enable flag held over the physics steps; None: always on."""
+        if all(tr.enable is None for tr in self.win.trajs):
+            return None
+        W, na = len(self.win.start), len(self.aid)
+        on = np.ones((W, self.win.nstep, na), bool)
+        steps = self.h * np.arange(self.win.nstep)
+        for w, (k, t0) in enumerate(zip(self.win.log_index, self.t0, strict=True)):
+            tr = self.win.trajs[k]
+            if tr.enable is None:
+                continue
+            i = np.clip(np.searchsorted(tr.time, t0 + steps + 1e-9, side="right") - 1, 0, tr.n - 1)
+            on[w] = tr.enable[i]
+        return on
 
     def controls(self, delays: np.ndarray) -> np.ndarray:
         """(W, nstep, nu) actuator inputs for the given per-actuator delays [s] (unlogged actuators: 0)."""
@@ -124,18 +142,46 @@ class Simulator:
                 ).reshape(sel.size, -1)
         return u
 
-    def predict(self, models: list, delays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """qpos, qvel predictions at the measured sample times: arrays (C, W, L-1, nj) for C candidates."""
+    def _run(self, models: list, x0: np.ndarray, ctrl: np.ndarray) -> np.ndarray:
+        """Roll out (C·W) windows; with enable flags, in chunks between switches with switched-off actuators."""
         from mujoco import rollout
 
+        if self._rollout is None:
+            self._rollout = rollout.Rollout(nthread=self.nthread)
+        W = len(self.win.start)
+        mlist = [
+            m[self.win.log_index[w]] if isinstance(m, list | tuple) else m for m in models for w in range(W)
+        ]
+        if self.enable is None or self.enable.all():
+            return self._rollout.rollout(mlist, self.datas, x0, ctrl)[0]
+        change = np.nonzero(np.any(self.enable[:, 1:] != self.enable[:, :-1], axis=(0, 2)))[0] + 1
+        bounds = [0, *change.tolist(), self.win.nstep]
+        off_cache: dict[tuple[int, bytes], object] = {}
+        out, x = [], x0
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+            chunk = []
+            for i, m in enumerate(mlist):
+                on = self.enable[i % W, a]
+                if on.all():
+                    chunk.append(m)
+                    continue
+                key = (id(m), on.tobytes())
+                if key not in off_cache:
+                    off_cache[key] = switched_off(m, self.aid[~on])
+                chunk.append(off_cache[key])
+            st = self._rollout.rollout(chunk, self.datas, x, ctrl[:, a:b])[0]
+            out.append(st)
+            x = st[:, -1].copy()
+        return np.concatenate(out, axis=1)
+
+    def predict(self, models: list, delays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """qpos, qvel predictions at the measured sample times: arrays (C, W, L-1, nj) for C candidates
+        (each candidate one model, or a list of one model per log)."""
         W = len(self.win.start)
         C = len(models)
         ctrl = np.concatenate([self.controls(d) for d in delays], axis=0)
-        mlist = [m for m in models for _ in range(W)]
         x0 = np.tile(self.x0, (C, 1))
-        if self._rollout is None:
-            self._rollout = rollout.Rollout(nthread=self.nthread)
-        state, _ = self._rollout.rollout(mlist, self.datas, x0, ctrl)
+        state = self._run(models, x0, ctrl)
         qp = np.concatenate(
             [
                 np.broadcast_to(x0[:, None, 1 : 1 + self.model.nq], (C * W, 1, self.model.nq)),
@@ -170,3 +216,12 @@ class Simulator:
 
 def clone(model):
     return copy.copy(model)
+
+
+def switched_off(model, actuator_ids) -> object:
+    """A copy of ``model`` whose given actuators produce no force (gain and bias zeroed)."""
+    m = clone(model)
+    for a in actuator_ids:
+        m.actuator_gainprm[a] = 0.0
+        m.actuator_biasprm[a] = 0.0
+    return m

@@ -18,7 +18,7 @@ _PARAM_RE = re.compile(rf"^({'|'.join(KINDS)}):([^.\s]+)(?:\.([a-z_]+))?$")
 ATTRIBUTES: dict[Kind, tuple[str | None, ...]] = {
     "joint": ("damping", "frictionloss", "armature", "stiffness"),
     "body": ("mass", "com", "inertia"),
-    "actuator": ("gain", "bias"),
+    "actuator": ("gain", "bias", "kp", "kv", "forcerange"),
     "geom": ("friction",),
     "delay": (None,),
 }
