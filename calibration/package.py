@@ -107,16 +107,33 @@ def _set_xml(root: ET.Element, p: Resolved, v: float, model) -> str | None:
         el.set("delay", _fmt(v))
         el.set("nsample", str(max(int(el.get("nsample", "0")), int(np.ceil(v / step)) + 2)))
         el.set("interp", "linear")
+    elif p.attribute == "forcerange":
+        el.set("forcerange", f"{_fmt(-v)} {_fmt(v)}")
+        el.set("forcelimited", "true")
+    elif el.tag == "position" and p.attribute in ("kp", "kv"):
+        el.set(p.attribute, _fmt(v))
+    elif el.tag != "general":
+        return f"<{el.tag}> shortcut: {p.attribute} is written for <general> (and <position> kp/kv) actuators only"
     else:
-        if el.tag != "general":
-            return f"<{el.tag}> shortcut: gain/bias are written for <general> actuators only"
-        key = "gainprm" if p.attribute == "gain" else "biasprm"
-        vec = (el.get(key) or "0").split()
-        vec[0] = _fmt(v)
-        el.set(key, " ".join(vec))
-        if key == "biasprm":
-            el.set("biastype", "affine")
+        _set_general(el, p.attribute, v)
     return None
+
+
+def _set_general(el: ET.Element, attribute: str | None, v: float) -> None:
+    """gain -> gainprm[0]; bias -> biasprm[0]; kp -> gainprm[0] and biasprm[1] = -kp; kv -> biasprm[2] = -kv."""
+
+    def put(key: str, i: int, x: float) -> None:
+        vec = (el.get(key) or "0").split()
+        vec += ["0"] * (i + 1 - len(vec))
+        vec[i] = _fmt(x)
+        el.set(key, " ".join(vec))
+
+    if attribute in ("gain", "kp"):
+        put("gainprm", 0, v)
+    if attribute in ("bias", "kp", "kv"):
+        idx = {"bias": 0, "kp": 1, "kv": 2}[attribute]
+        put("biasprm", idx, v if attribute == "bias" else -v)
+        el.set("biastype", "affine")
 
 
 def write_package(pkg: Path, params: list[Resolved], values: np.ndarray, keep: np.ndarray) -> PackageEdit:

@@ -12,7 +12,6 @@ from real2sim.calibration.params import Resolved
 
 
 def _set_spec(spec, p: Resolved, v: float) -> None:
-    import mujoco
 
     if p.kind == "joint":
         j = spec.joint(p.element)
@@ -39,16 +38,9 @@ def _set_spec(spec, p: Resolved, v: float) -> None:
             inertia[p.index] = v
             b.inertia = inertia
     elif p.kind == "actuator":
-        a = spec.actuator(p.element)
-        if p.attribute == "gain":
-            g = np.array(a.gainprm, float)
-            g[0] = v
-            a.gainprm = g
-        else:
-            a.biastype = mujoco.mjtBias.mjBIAS_AFFINE
-            b = np.array(a.biasprm, float)
-            b[0] = v
-            a.biasprm = b
+        from real2sim.calibration.params import set_spec_actuator
+
+        set_spec_actuator(spec.actuator(p.element), p.attribute, v)
     elif p.kind == "delay":  # MuJoCo's own actuator delay: a ctrl history of nsample physics steps
         a = spec.actuator(p.element)
         a.delay = float(v)
