@@ -157,6 +157,20 @@ def _write_assets(folder: Path, placed: list[PlacedObject]) -> None:
             write_text(folder / "assets" / f, obj_text(m.vertices, m.faces, None, f"{o.name} collision"))
 
 
+def _write_engine_files(folder: Path, name: str, placed: list[PlacedObject], support, cfg: ExportCfg) -> None:
+    """``urdf/<object>.urdf`` (with ``urdf``) and ``<name>.usd`` (with ``usd``), each timed."""
+    if "urdf" in cfg.formats:
+        from real2sim.export.urdf_objects import write_object_urdfs
+
+        with _timed("write object urdfs"):
+            write_object_urdfs(folder, placed)
+    if "usd" in cfg.formats:
+        from real2sim.export.usd import write_usd
+
+        with _timed("write usd"):
+            write_usd(folder, name, placed, support)
+
+
 def _manifest(
     name: str, placed: list[PlacedObject], inputs: dict[str, str], cfg: ExportCfg
 ) -> PackageManifest:
@@ -237,6 +251,7 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
                 model = compile_scene(tmp)
                 if "urdf" in cfg.formats:
                     write_text(tmp / f"{name}.urdf", urdf_xml(name, placed, scene.support))
+            _write_engine_files(tmp, name, placed, scene.support, cfg)  # per-object URDFs, USD
         with step("validating"), _timed("validate"):
             checks = validate_package(tmp, vcfg, manifest, model)
         renders: list[str] = []

@@ -211,4 +211,7 @@ def validate_package(
                 )
             )
         checks.extend(static[n])
+    from real2sim.export.engines import engine_checks
+
+    checks += engine_checks(pkg_dir, man, model, cfg.engines, max_verts)
     return tuple(checks)
