@@ -34,7 +34,7 @@ def _import_quietly():
             os.dup2(null.fileno(), 1)
             import pybullet
 
-            ctypes.CDLL(None).fflush(None)  # C stdio buffers the line until exit otherwise
+            ctypes.CDLL("libc.so.6").fflush(None)  # C stdio buffers the line until exit otherwise
     finally:
         os.dup2(saved, 1)
         os.close(saved)
