@@ -22,6 +22,15 @@ def _world_com(body_q: np.ndarray, com: np.ndarray) -> np.ndarray:
 
 
 def newton_checks(usd: Path, bodies: list[Body]) -> list[Check]:
+    """``_newton_checks`` with warp's messages (kernel builds, module loads) kept off stdout."""
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        return _newton_checks(usd, bodies)
+
+
+def _newton_checks(usd: Path, bodies: list[Body]) -> list[Check]:
     """Import with ``ModelBuilder.add_usd``, step with Kamino (Newton's complementarity solver for rigid bodies:
     XPBD lets resting hulls creep by a few mm/s)."""
     import warp as wp

@@ -12,7 +12,9 @@ import click
 @click.option(
     "-o", "--out", "out_dir", required=True, type=click.Path(path_type=Path), help="Package folder to write."
 )
-@click.option("--format", "formats", default="mjcf,urdf", show_default=True, help="Comma list of mjcf, urdf.")
+@click.option(
+    "--format", "formats", default="mjcf,urdf,usd", show_default=True, help="Comma list of mjcf, urdf, usd."
+)
 @click.option("--max-hulls", default=32, show_default=True, help="Convex hulls per object.")
 @click.option("--max-hull-vertices", default=64, show_default=True, help="Vertices per hull.")
 @click.option(
