@@ -131,10 +131,8 @@ class ExportCfg:
     """Write PNG renders of each object's visual mesh beside its collision geometry (MuJoCo offscreen, EGL)."""
     timestep: float = 0.002
     """MuJoCo time step [s] written into the model."""
-    validate_cfg: ValidateCfg = field(
-        default_factory=lambda: ValidateCfg(engines=("usd", "pybullet", "webots"))
-    )
-    """Checks the package must pass before ``export`` reports success (Newton's runs in ``real2sim validate``)."""
+    validate_cfg: ValidateCfg = field(default_factory=lambda: ValidateCfg(engines=("usd", "webots")))
+    """Checks the package must pass before ``export`` reports success (PyBullet's and Newton's run in ``real2sim validate``)."""
 
     def validate(self) -> None:
         bad = [f for f in self.formats if f not in FORMATS]

@@ -19,8 +19,8 @@ STEPS = (
     "MJCF with mujoco.MjSpec, URDF with relative mesh paths",
     "USD with usd-core (UsdPhysics), one URDF per object",
     "validate: compile, load the URDF (MuJoCo, yourdfpy), step, penetration, drift, inertia, budget, fidelity",
-    "engines: the USD's physics schema (usd-core), the per-object URDFs dropped 5 mm in PyBullet, urdf2webots "
-    "(`real2sim validate` adds Newton)",
+    "engines: the USD's physics schema (usd-core), a per-object URDF through urdf2webots (`real2sim validate` "
+    "adds PyBullet and Newton: bodies dropped 5 mm come back to MuJoCo's rest)",
 )
 
 

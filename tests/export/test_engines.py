@@ -8,7 +8,8 @@ import importlib.util
 
 import pytest
 
-from real2sim.export.engines import ENGINES, engine_checks
+from real2sim.export.config import ExportCfg
+from real2sim.export.engines import ENGINES, EXPORT_ENGINES, engine_checks
 from real2sim.export.manifest import PackageManifest
 
 
@@ -19,17 +20,19 @@ def _run(pkg, engines):
     return engine_checks(pkg.path, PackageManifest.from_json(pkg.path), model, engines, 64)
 
 
-def test_export_runs_pybullet_and_urdf2webots_on_osd_test12(osd12_package):
+def test_pybullet_object_urdfs_come_back_to_mujocos_rest_on_osd_test12(osd12_package):
     pytest.importorskip("pybullet")
+    rest = _run(osd12_package, ("pybullet",))
+    assert [c.name for c in rest] == [f"pybullet rest object_{i}" for i in (1, 2, 3)]
+    assert all(c.passed and c.value < 2e-3 for c in rest), rest  # vs MuJoCo's resting pose: ~1 mm (margin)
+
+
+def test_export_runs_usd_and_urdf2webots_checks(osd12_package):
     pytest.importorskip("urdf2webots")
     checks = {c.name: c for c in osd12_package.checks}
-    rest = [c for n, c in checks.items() if n.startswith("pybullet rest")]
-    assert len(rest) == 3
-    assert all(c.passed and c.value < 2e-3 for c in rest), rest  # resting height vs MuJoCo's: ~1 mm (margin)
-    assert checks["urdf2webots converts object_1.urdf"].passed
-    assert not any(
-        n.startswith("newton") for n in checks
-    )  # Newton runs in `real2sim validate`, not in export
+    assert checks["urdf2webots converts object_1.urdf"].passed and checks["usd physics schema"].passed
+    assert ExportCfg().validate_cfg.engines == EXPORT_ENGINES
+    assert not any(n.startswith(("newton", "pybullet")) for n in checks)  # `real2sim validate` runs those
 
 
 @pytest.mark.slow
