@@ -60,6 +60,9 @@ class ValidateCfg:
                 raise ConfigError(f"{n} must be >= 1, got {v}")
         if self.samples < 100:
             raise ConfigError(f"samples must be >= 100, got {self.samples}")
+        bad = [e for e in self.engines if e not in ("usd", "pybullet", "webots", "newton")]
+        if bad:
+            raise ConfigError(f"engines must be among usd, pybullet, webots, newton; got {', '.join(bad)}")
 
 
 @dataclass(frozen=True)

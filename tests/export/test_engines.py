@@ -57,3 +57,11 @@ def test_a_missing_client_is_one_skip_line(synthetic_package, monkeypatch):
     assert [c.name for c in checks] == ["pybullet (skipped)", "newton (skipped)"]
     assert all(c.passed and "pip install 'real2sim[engines]'" in c.detail for c in checks)
     assert set(ENGINES) == {"usd", "pybullet", "webots", "newton"}
+
+
+def test_unknown_engine_is_a_config_error():
+    from real2sim.errors import ConfigError
+    from real2sim.export.config import ValidateCfg
+
+    with pytest.raises(ConfigError, match="engines must be among"):
+        ValidateCfg(engines=("isaac",)).validate()
