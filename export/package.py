@@ -20,6 +20,7 @@ from real2sim.export.config import ExportCfg, collision_options
 from real2sim.export.manifest import MANIFEST_FILE, ManifestObject, PackageManifest
 from real2sim.export.objio import obj_text
 from real2sim.export.prepare import ObjectJob, PlacedObject, PreparedObject, lowest_z, prepare_object
+from real2sim.export.usd import without_usd_if_missing
 from real2sim.meshio import mesh_to_ply_bytes
 from real2sim.progress import step
 from real2sim.provenance import sha256_bytes, tool_versions
@@ -207,6 +208,7 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
 
     cfg = cfg or ExportCfg()
     cfg.validate()
+    cfg = without_usd_if_missing(cfg)  # the default formats include usd; usd-core is an extra
     out_dir = Path(out_dir)
     if not scene.objects:
         raise StageError("the scene has no objects to export")

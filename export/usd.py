@@ -7,10 +7,12 @@ with its visual mesh and its collision children (primitives, or convex-hull mesh
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from real2sim.export.config import ExportCfg
 from real2sim.export.mjcf import support_box
 from real2sim.export.prepare import PlacedObject
 from real2sim.scene import Support
@@ -24,6 +26,19 @@ USD_FORMAT = "usdc"
 
 def usd_file(name: str) -> str:
     return f"{name}.usd"
+
+
+def without_usd_if_missing(cfg: ExportCfg) -> ExportCfg:
+    """``cfg`` without the ``usd`` format (and one warning naming the extra) when usd-core is not installed."""
+    import importlib.util
+    import logging
+
+    if "usd" not in cfg.formats or importlib.util.find_spec("pxr") is not None:
+        return cfg
+    logging.getLogger(__name__).warning(
+        "usd-core is not installed, so no USD is written: pip install 'real2sim[engines]'"
+    )
+    return replace(cfg, formats=tuple(f for f in cfg.formats if f != "usd"))
 
 
 def principal_axes(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -148,3 +148,22 @@ def test_static_objects_have_no_rigid_body_and_same_input_gives_same_bytes(tmp_p
     readme = (a.path / "README.md").read_text()
     for engine in ("Isaac Sim", "Isaac Lab", "UsdFileCfg", "Newton", "PyBullet", "MuJoCo"):
         assert engine in readme
+
+
+def test_without_usd_core_export_writes_no_usd_and_warns_once(tmp_path, cache_dir, monkeypatch, caplog):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "pxr" else real(n, *a))
+    t = np.eye(4)
+    t[2, 3] = 0.025
+    box = SceneObject("cube", trimesh.creation.box((0.05, 0.05, 0.05)), t)
+    with caplog.at_level("WARNING"):
+        pkg = export_scene(
+            Scene(Support(), (box,)), tmp_path / "p", ExportCfg(workers=1, cache_dir=cache_dir, render=False)
+        )
+    assert not (pkg.path / "p.usd").exists() and (pkg.path / "urdf" / "cube.urdf").is_file()
+    assert [r.message for r in caplog.records if "usd-core" in r.message] == [
+        "usd-core is not installed, so no USD is written: pip install 'real2sim[engines]'"
+    ]
+    assert "p.usd" not in (pkg.path / "README.md").read_text()
