@@ -39,7 +39,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench_formats import format_times, print_format_table  # noqa: E402 (this folder is on sys.path)
+
 SHARED = ROOT.parent / "shared" / "data"
+CHECK_ENGINES = ("usd", "pybullet", "webots", "newton")
+"""Engine checks timed per mesh (``--quick`` leaves out Newton)."""
 VOLUME_SAMPLES = 400_000
 """Uniform points in the bounding box of the mesh and of both tools' hulls, the SAME points for both tools (a paired
 comparison: sampling noise cancels where the two hull sets agree), for the volume ratio and IoU."""
@@ -146,6 +150,7 @@ def run_ours(name: str, mesh: trimesh.Trimesh, work: Path) -> dict:
         ok, why = False, str(exc)
     wall, cpu = time.perf_counter() - t0, _cpu() - c0
     lg.removeHandler(timings)
+    formats = format_times(work / f"ours_{name}", timings.stages, CHECK_ENGINES) if ok else {}
     ref = repair_mesh(mesh, name).mesh
     row = {
         "tool": "real2sim",
@@ -153,6 +158,7 @@ def run_ours(name: str, mesh: trimesh.Trimesh, work: Path) -> dict:
         "seconds": wall,
         "cpu_seconds": cpu,
         "stages": {k: round(v, 3) for k, v in timings.stages.items()},
+        "formats": formats,
         "compiles": ok or "mjcf compiles" not in why,
         "rests": ok,
         "mass_ratio": 1.0,
@@ -361,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer-timeout", type=float, default=600.0)
     ap.add_argument("--only", default="", help="comma list of mesh names to run (default: all)")
     a = ap.parse_args(argv)
+    global CHECK_ENGINES
+    CHECK_ENGINES = tuple(e for e in CHECK_ENGINES if not (a.quick and e == "newton"))  # warp builds: minutes
     os.environ.setdefault("MUJOCO_GL", "egl")
     peer = not a.no_peer
     if peer and not (shutil.which("obj2mjcf") or (Path(sys.executable).parent / "obj2mjcf").exists()):
@@ -391,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarize(rows, cold)
     summary["load_average_at_start"] = load_start
     _table(rows, summary)
+    print_format_table(rows)
     if a.json:
         a.json.write_text(json.dumps({"rows": rows, "summary": summary}, indent=2, default=float) + "\n")
     return 0 if all(r.get("rests") for r in rows if r["tool"] == "real2sim") else 1

@@ -10,8 +10,8 @@ from typing import Literal
 
 from real2sim.errors import ConfigError
 
-Format = Literal["mjcf", "urdf"]
-FORMATS: tuple[Format, ...] = ("mjcf", "urdf")
+Format = Literal["mjcf", "urdf", "usd"]
+FORMATS: tuple[Format, ...] = ("mjcf", "urdf", "usd")
 COLLISION = MappingProxyType({"collision": True})
 """Field metadata of the ``ExportCfg`` options that shape collision geometry (``collision_options``)."""
 
@@ -45,6 +45,9 @@ class ValidateCfg:
     """Surface sample points per object for the collision-to-surface distance (seeded)."""
     check_urdf: bool = True
     """Also load the URDF (if present) in MuJoCo and in yourdfpy."""
+    engines: tuple[str, ...] = ("usd", "pybullet", "webots", "newton")
+    """Engine checks to run where the package has their files (``export.engines``): ``usd`` (usd-core),
+    ``pybullet``, ``webots`` (urdf2webots), ``newton``; each is skipped with one line if its client is missing."""
 
     def validate(self) -> None:
         if not self.sim_seconds > 0:
@@ -58,6 +61,9 @@ class ValidateCfg:
                 raise ConfigError(f"{n} must be >= 1, got {v}")
         if self.samples < 100:
             raise ConfigError(f"samples must be >= 100, got {self.samples}")
+        bad = [e for e in self.engines if e not in ("usd", "pybullet", "webots", "newton")]
+        if bad:
+            raise ConfigError(f"engines must be among usd, pybullet, webots, newton; got {', '.join(bad)}")
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,7 @@ class ExportCfg:
     name: str = ""
     """Model name (file stem of ``<name>.xml`` / ``<name>.urdf``); empty = the scene folder's name."""
     formats: tuple[Format, ...] = FORMATS
-    """Which model files to write: any of ``mjcf``, ``urdf``."""
+    """Which model files to write: any of ``mjcf``, ``urdf`` (the scene and ``urdf/<object>.urdf``), ``usd``."""
     max_hulls: int = field(default=32, metadata=COLLISION)
     """Collision budget: convex hulls per object (MuJoCo/PhysX friendly)."""
     max_hull_vertices: int = field(default=64, metadata=COLLISION)
@@ -129,8 +135,8 @@ class ExportCfg:
     """Write PNG renders of each object's visual mesh beside its collision geometry (MuJoCo offscreen, EGL)."""
     timestep: float = 0.002
     """MuJoCo time step [s] written into the model."""
-    validate_cfg: ValidateCfg = field(default_factory=ValidateCfg)
-    """Checks the package must pass before ``export`` reports success."""
+    validate_cfg: ValidateCfg = field(default_factory=lambda: ValidateCfg(engines=("usd", "webots")))
+    """Checks the package must pass before ``export`` reports success (PyBullet's and Newton's run in ``real2sim validate``)."""
 
     def validate(self) -> None:
         bad = [f for f in self.formats if f not in FORMATS]

@@ -21,6 +21,7 @@ from real2sim.export.manifest import MANIFEST_FILE, ManifestObject, PackageManif
 from real2sim.export.objio import obj_text
 from real2sim.export.prepare import ObjectJob, PlacedObject, prepare_object
 from real2sim.export.settle import drop_onto_support, presettle
+from real2sim.export.usd import without_usd_if_missing
 from real2sim.export.visual import write_visual
 from real2sim.meshio import mesh_to_ply_bytes
 from real2sim.progress import step
@@ -55,6 +56,20 @@ def _write_assets(folder: Path, placed: list[PlacedObject]) -> None:
         )
         for f, m in zip(o.collision_files(), meshes, strict=True):
             write_text(folder / "assets" / f, obj_text(m.vertices, m.faces, None, f"{o.name} collision"))
+
+
+def _write_engine_files(folder: Path, name: str, placed: list[PlacedObject], support, cfg: ExportCfg) -> None:
+    """``urdf/<object>.urdf`` (with ``urdf``) and ``<name>.usd`` (with ``usd``), each timed."""
+    if "urdf" in cfg.formats:
+        from real2sim.export.urdf_objects import write_object_urdfs
+
+        with _timed("write object urdfs"):
+            write_object_urdfs(folder, placed)
+    if "usd" in cfg.formats:
+        from real2sim.export.usd import write_usd
+
+        with _timed("write usd"):
+            write_usd(folder, name, placed, support)
 
 
 def _manifest(
@@ -93,6 +108,7 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
 
     cfg = cfg or ExportCfg()
     cfg.validate()
+    cfg = without_usd_if_missing(cfg)  # the default formats include usd; usd-core is an extra
     out_dir = Path(out_dir)
     if not scene.objects:
         raise StageError("the scene has no objects to export")
@@ -139,6 +155,7 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
                 model = compile_scene(tmp)
                 if "urdf" in cfg.formats:
                     write_text(tmp / f"{name}.urdf", urdf_xml(name, placed, scene.support))
+            _write_engine_files(tmp, name, placed, scene.support, cfg)  # per-object URDFs, USD
         with step("validating"), _timed("validate"):
             checks = validate_package(tmp, vcfg, manifest, model)
         renders: list[str] = []

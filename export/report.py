@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from real2sim.export.loading import engine_files_md, loading_md
 from real2sim.export.manifest import PackageManifest
 from real2sim.results import Check
 
@@ -16,7 +17,10 @@ STEPS = (
     "settle dynamic objects: lowest collision point onto the support top, then simulate until every object is at "
     "rest (at most 3 s); the rest poses become the `home` keyframe (objects that move > 1 cm keep their scan pose)",
     "MJCF with mujoco.MjSpec, URDF with relative mesh paths",
+    "USD with usd-core (UsdPhysics), one URDF per object",
     "validate: compile, load the URDF (MuJoCo, yourdfpy), step, penetration, drift, inertia, budget, fidelity",
+    "engines: the USD's physics schema (usd-core), a per-object URDF through urdf2webots (`real2sim validate` "
+    "adds PyBullet and Newton: bodies dropped 5 mm come back to MuJoCo's rest)",
 )
 
 
@@ -34,12 +38,14 @@ def readme_md(info: PackageManifest, checks: tuple[Check, ...]) -> str:
         lines.append(
             f"- `{name}.urdf`: the same objects for other engines (mesh paths relative to this folder)"
         )
+    lines += engine_files_md(info)
     lines += [
         "- `assets/`: visual meshes (`*_visual.obj`) and collision hulls (`*_collision_<i>.obj`); an object whose"
         " capture had colour (scan points, photos, splat) also has `*_visual.png`, those colours as a"
         " texture on the mesh's UVs (MJCF material, URDF material texture, `*_visual.mtl` for OBJ viewers);"
         " the others are drawn in one colour",
         "- `report.html`, `renders/`: checks, a scene overview and pictures of visual vs collision geometry",
+        *loading_md(info),
         "",
         "## Inputs",
         "",

@@ -11,6 +11,7 @@ import numpy as np
 from real2sim.errors import InputError
 from real2sim.export.collision.primitives import SIZE_COUNT, Primitive, kind_of_geom
 from real2sim.export.config import ValidateCfg
+from real2sim.export.engines import engine_checks
 from real2sim.export.inertia import inertia_problems
 from real2sim.export.manifest import PackageManifest
 from real2sim.results import Check
@@ -178,6 +179,7 @@ def validate_package(
         static = {
             o.name: _static_checks(model, bodies[o.name], o.label, cfg, max_hulls, max_verts) for o in objects
         }
+        engines = engine_checks(pkg_dir, man, model, cfg.engines, max_verts)  # while MuJoCo steps
         rest.result()  # re-raises what the simulation raised
 
     checks = [compiled, *urdf_checks]
@@ -218,4 +220,4 @@ def validate_package(
                 )
             )
         checks.extend(static[n])
-    return tuple(checks)
+    return tuple(checks + engines)

@@ -1,4 +1,4 @@
-"""`real2sim export SCENE_DIR -o PKG_DIR`: a scene folder to a checked MuJoCo/URDF package."""
+"""`real2sim export SCENE_DIR -o PKG_DIR`: a scene folder to a checked MJCF / URDF / USD package."""
 
 from __future__ import annotations
 
@@ -33,8 +33,7 @@ def command(**params: Any) -> None:
     from real2sim.export.package import run_export
 
     pkg = run_export(build(ExportCfg, params))
-    echo_summary(
-        f"wrote {pkg.path} ({pkg.scene_xml.name}, {pkg.mjcf.name}"
-        + (f", {pkg.urdf.name}" if pkg.urdf else "")
-        + f"): {len(pkg.checks)} checks passed"
-    )
+    files = [pkg.scene_xml.name, pkg.mjcf.name, *([pkg.urdf.name] if pkg.urdf else [])]
+    files += [f.name for f in (pkg.path / f"{pkg.name}.usd",) if f.is_file()]
+    files += ["urdf/"] if (pkg.path / "urdf").is_dir() else []
+    echo_summary(f"wrote {pkg.path} ({', '.join(files)}): {len(pkg.checks)} checks passed")

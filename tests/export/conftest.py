@@ -61,3 +61,18 @@ def bunny_path(shared_data) -> Path:
     if not p.is_file():
         pytest.skip(f"{p} not present")
     return p
+
+
+@pytest.fixture(scope="session")
+def osd12_package(shared_data, tmp_path_factory, cache_dir):
+    """The package (mjcf, urdf, usd) of the scene recon makes from the real OSD test12 Kinect scan (3 boxes)."""
+    from real2sim.export.config import ExportCfg
+    from real2sim.export.package import export_scene
+    from real2sim.recon.pointcloud import run_recon_pointcloud
+    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+
+    out = tmp_path_factory.mktemp("osd12")
+    pcd = shared_data / "pointclouds" / "osd_tabletop" / "test12.pcd"
+    scene = run_recon_pointcloud(PointCloudReconCfg(inputs=(pcd,), out_dir=out / "scene")).scene
+    cfg = ExportCfg(cache_dir=cache_dir, formats=("mjcf", "urdf", "usd"))
+    return export_scene(scene, out / "package", cfg)
