@@ -45,6 +45,8 @@ class ValidateCfg:
     """Surface sample points per object for the collision-to-surface distance (seeded)."""
     check_urdf: bool = True
     """Also load the URDF (if present) in MuJoCo and in yourdfpy."""
+    strict: bool = False
+    """Refuse a package whose collision-to-surface distance is over ``max_surface_distance`` (else: a warning)."""
 
     def validate(self) -> None:
         if not self.sim_seconds > 0:
@@ -112,6 +114,9 @@ class ExportCfg:
     """Surface samples spread over all hulls (by area, seeded) to measure how far each bulges past the mesh."""
     refine_merge_pairs: int = field(default=40, metadata=COLLISION)
     """Touching hull pairs (least added volume first) tried for a merge when the budget is full (``refine``)."""
+    fidelity_tolerance: float = field(default=0.01, metadata=COLLISION)
+    """Collision pieces are only as many as this needs: hulls bulging at most this fraction of the bounding-box
+    diagonal past the surface are merged (one hull when the object's own hull is within it)."""
     primitives: bool = field(default=True, metadata=COLLISION)
     """Use a box / cylinder / sphere / capsule instead of hulls where one fits within ``primitive_tolerance``."""
     primitive_tolerance: float = field(default=0.02, metadata=COLLISION)
@@ -129,6 +134,9 @@ class ExportCfg:
     """Write PNG renders of each object's visual mesh beside its collision geometry (MuJoCo offscreen, EGL)."""
     timestep: float = 0.002
     """MuJoCo time step [s] written into the model."""
+    strict: bool = False
+    """Refuse a package whose budget keeps it from the surface fidelity check instead of writing it with a warning
+    (compile, rest, penetration and inertia checks always refuse)."""
     validate_cfg: ValidateCfg = field(default_factory=ValidateCfg)
     """Checks the package must pass before ``export`` reports success."""
 
@@ -156,6 +164,8 @@ class ExportCfg:
             raise ConfigError(f"coacd_full_search_faces must be >= 0, got {self.coacd_full_search_faces}")
         if self.refine_planes < 1 or self.refine_samples < 100 or self.refine_merge_pairs < 1:
             raise ConfigError("refine_planes and refine_merge_pairs must be >= 1 and refine_samples >= 100")
+        if not 0 < self.fidelity_tolerance < 0.5:
+            raise ConfigError(f"fidelity_tolerance must be in (0, 0.5), got {self.fidelity_tolerance}")
         if not 0 < self.primitive_tolerance < 0.5:
             raise ConfigError(f"primitive_tolerance must be in (0, 0.5), got {self.primitive_tolerance}")
         if self.workers < 0:
