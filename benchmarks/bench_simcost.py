@@ -13,6 +13,7 @@ collision-to-surface Hausdorff distance. The sample tabletop's ground-truth mesh
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import subprocess
@@ -25,6 +26,8 @@ import numpy as np
 import trimesh
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # this checkout's real2sim, not an installed one
 SHARED = ROOT.parent / "shared" / "data"
 if not SHARED.is_dir():
     SHARED = Path("/work/shared/data")
@@ -80,11 +83,23 @@ def bunny_scene(path: Path):
     return Scene(Support(size=(1.0, 1.0)), (SceneObject("bunny", m),))
 
 
-def peer_hulls(name: str, mesh: trimesh.Trimesh, work: Path, timeout: float) -> list[trimesh.Trimesh] | None:
+def peer_hulls(
+    scene: str, name: str, mesh: trimesh.Trimesh, work: Path, timeout: float
+) -> list[trimesh.Trimesh] | None:
     """obj2mjcf's (CoACD defaults) collision hulls of ``mesh``, in the mesh's frame; None if it failed."""
     exe = shutil.which("obj2mjcf") or str(Path(sys.executable).parent / "obj2mjcf")
-    d = work / f"peer_{name}"
+    d = work / f"peer_{scene}_{name}"
     d.mkdir(parents=True, exist_ok=True)
+    key = hashlib.sha256(mesh.vertices.tobytes() + mesh.faces.tobytes()).hexdigest()
+    files = sorted((d / name).glob(f"{name}_collision_*.obj"))
+    if not ((d / "mesh.sha256").is_file() and (d / "mesh.sha256").read_text() == key and files):
+        files = _run_peer(exe, d, name, mesh, timeout)
+        (d / "mesh.sha256").write_text(key)
+    hulls = [trimesh.load(f, process=False, force="mesh").convex_hull for f in files]
+    return [h for h in hulls if len(h.vertices) >= 4] or None
+
+
+def _run_peer(exe: str, d: Path, name: str, mesh: trimesh.Trimesh, timeout: float) -> list[Path]:
     mesh.export(d / f"{name}.obj")
     try:
         subprocess.run(
@@ -93,10 +108,8 @@ def peer_hulls(name: str, mesh: trimesh.Trimesh, work: Path, timeout: float) -> 
             timeout=timeout,
         )
     except subprocess.TimeoutExpired:
-        return None
-    files = sorted((d / name).glob(f"{name}_collision_*.obj"))
-    hulls = [trimesh.load(f, process=False, force="mesh").convex_hull for f in files]
-    return [h for h in hulls if len(h.vertices) >= 4] or None
+        return []
+    return sorted((d / name).glob(f"{name}_collision_*.obj"))
 
 
 def with_peer_collision(pkg: Path, hulls: dict[str, list[trimesh.Trimesh]]):
@@ -119,6 +132,38 @@ def with_peer_collision(pkg: Path, hulls: dict[str, list[trimesh.Trimesh]]):
             g.friction, g.solref, g.solimp = friction, solref, solimp
             g.condim, g.contype, g.conaffinity = cond, ctype, caff
             g.mass = 0  # the body's inertial stays ours (same masses in both)
+    return spec.compile()
+
+
+def with_support_hull(pkg: Path, bodies: list[str]):
+    """Our scene where each object meets the support through one geom, the convex hull of its collision geoms (a
+    convex support touches a body where its convex hull does), and its own geoms meet only other objects."""
+    import mujoco
+
+    from real2sim.export.collision.hulls import convex_hull, limit_points
+
+    model = mujoco.MjModel.from_xml_path(str(pkg / "scene.xml"))
+    spec = mujoco.MjSpec.from_file(str(pkg / "scene.xml"))
+    from real2sim.export.validate import _body_geoms, _geom_mesh
+
+    for g in spec.geoms:
+        if g.name == "support":
+            g.contype, g.conaffinity = 2, 2
+    for body in bodies:
+        b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body)
+        cols = _body_geoms(model, b, 3)
+        if len(cols) < 2:
+            continue
+        v = np.vstack([_geom_mesh(model, g).vertices for g in cols])
+        hv, hf = convex_hull(limit_points(v, 64))
+        sb = spec.body(body)
+        proto = next(g for g in sb.geoms if g.group == 3)
+        g = sb.add_geom(type=mujoco.mjtGeom.mjGEOM_MESH, meshname=f"shull_{body}", group=3)
+        spec.add_mesh(name=f"shull_{body}", uservert=hv.ravel().tolist(), userface=hf.ravel().tolist())
+        g.friction, g.condim, g.contype, g.conaffinity, g.mass = list(proto.friction), proto.condim, 2, 0, 0
+        for c in sb.geoms:
+            if c.group == 3 and c.name != "":
+                c.contype, c.conaffinity = 1, 1
     return spec.compile()
 
 
@@ -150,7 +195,9 @@ def fidelity(scene, meshes_of) -> list[float]:
     return [hull_fidelity(o.mesh, meshes_of(o), samples=2000).hausdorff * 1e3 for o in scene.objects]
 
 
-def run(name: str, make, work: Path, peer: bool, timeout: float, repeat: int) -> list[dict]:
+def run(
+    name: str, make, work: Path, peer: bool, timeout: float, repeat: int, peer_dir: Path | None
+) -> list[dict]:
     import mujoco
 
     from real2sim.export.config import ExportCfg
@@ -170,8 +217,13 @@ def run(name: str, make, work: Path, peer: bool, timeout: float, repeat: int) ->
     pieces = [k if k != "hulls" else f"{len(ms)} hulls" for ms, k in kinds]
     fid = fidelity(scene, lambda o: _package_collision(pkg, bodies[o.name])[0])
     rows = [{"scene": name, "tool": "real2sim", **ours, "pieces": pieces, "hausdorff_mm": fid}]
+    sh = sim_cost(with_support_hull(pkg, list(bodies.values())), repeat=repeat)
+    rows.append({**rows[0], "tool": "r2s+shull", **sh})
     if peer:
-        hulls = {bodies[o.name]: peer_hulls(bodies[o.name], o.mesh, work, timeout) for o in scene.objects}
+        hulls = {
+            bodies[o.name]: peer_hulls(name, bodies[o.name], o.mesh, peer_dir or work, timeout)
+            for o in scene.objects
+        }
         if all(h is not None for h in hulls.values()):
             pm = with_peer_collision(pkg, hulls)
             fid = fidelity(scene, lambda o: hulls[bodies[o.name]])
@@ -191,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer-timeout", type=float, default=300.0, help="obj2mjcf timeout per mesh [s]")
     ap.add_argument("--repeat", type=int, default=3, help="timed rests per model (best counts)")
     ap.add_argument("--json", type=Path, help="write the rows here")
+    ap.add_argument(
+        "--peer-dir", type=Path, help="keep obj2mjcf's hulls here and reuse them (same mesh hash)"
+    )
     a = ap.parse_args(argv)
     peer = not (a.quick or a.no_peer)
     if peer and not (shutil.which("obj2mjcf") or (Path(sys.executable).parent / "obj2mjcf").exists()):
@@ -201,7 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for name, make in scenes(a.quick):
             if not only or name in only:
-                rows += run(name, make, Path(tmp), peer, a.peer_timeout, 1 if a.quick else a.repeat)
+                rows += run(
+                    name, make, Path(tmp), peer, a.peer_timeout, 1 if a.quick else a.repeat, a.peer_dir
+                )
     floor = next((r for r in rows if r["scene"] == "sample_ground_truth"), None)
     print(f"{'scene':22} {'tool':9} {'contacts':>8} {'step us':>8} {'x floor':>7}  pieces | Hausdorff mm")
     for r in rows:
