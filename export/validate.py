@@ -132,7 +132,11 @@ def _static_checks(
                 f"collision-to-surface {label}",
                 within or not cfg.strict,
                 f"Hausdorff {fid.hausdorff * 1e3:.2f} mm ({fid.hausdorff_rel:.1%} of diagonal)"
-                + ("" if within else f", over {cfg.max_surface_distance:.1%}: {SURFACE_WARNING}"),
+                + (
+                    ""
+                    if within
+                    else f", over {cfg.max_surface_distance:.1%}: {'--strict' if cfg.strict else SURFACE_WARNING}"
+                ),
                 fid.hausdorff_rel,
                 cfg.max_surface_distance,
             )
