@@ -115,8 +115,7 @@ class ExportCfg:
     refine_merge_pairs: int = field(default=40, metadata=COLLISION)
     """Touching hull pairs (least added volume first) tried for a merge when the budget is full (``refine``)."""
     fidelity_tolerance: float = field(default=0.01, metadata=COLLISION)
-    """Collision pieces are only as many as this needs: hulls bulging at most this fraction of the bounding-box
-    diagonal past the surface are merged (one hull when the object's own hull is within it)."""
+    """Fewest collision pieces at this fidelity (fraction of the diagonal a hull may bulge past the surface)."""
     primitives: bool = field(default=True, metadata=COLLISION)
     """Use a box / cylinder / sphere / capsule instead of hulls where one fits within ``primitive_tolerance``."""
     primitive_tolerance: float = field(default=0.02, metadata=COLLISION)
@@ -135,8 +134,7 @@ class ExportCfg:
     timestep: float = 0.002
     """MuJoCo time step [s] written into the model."""
     strict: bool = False
-    """Refuse a package whose budget keeps it from the surface fidelity check instead of writing it with a warning
-    (compile, rest, penetration and inertia checks always refuse)."""
+    """Refuse a package over the collision-to-surface limit instead of writing it with a warning."""
     validate_cfg: ValidateCfg = field(default_factory=ValidateCfg)
     """Checks the package must pass before ``export`` reports success."""
 

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from real2sim.transforms import quat_to_matrix
-
-SHAPES = ("box", "cylinder", "sphere", "capsule")
-
 
 def _rotvec_matrix(w: np.ndarray) -> np.ndarray:
     """Rotation matrix of a rotation vector (Rodrigues)."""
@@ -53,8 +49,3 @@ def refine_fit(
     x0 = np.concatenate([np.zeros(6), np.asarray(size, dtype=np.float64)])
     sol = least_squares(resid, x0, loss="soft_l1", f_scale=scale, x_scale="jac", max_nfev=200, method="trf")
     return unpack(sol.x)
-
-
-def quat_matrix(q: np.ndarray) -> np.ndarray:
-    """Rotation matrix of a wxyz quaternion."""
-    return quat_to_matrix(np.asarray(q, dtype=np.float64))
