@@ -189,10 +189,20 @@ def sim_cost(model, seconds: float = 5.0, repeat: int = 3) -> dict:
 
 
 def fidelity(scene, meshes_of) -> list[float]:
-    """Per object collision-to-surface Hausdorff [mm] of ``meshes_of(name)`` against the object's mesh."""
+    """Per object collision-to-surface Hausdorff [mm] of ``meshes_of(name)`` against the object's repaired mesh
+    (nan where the two do not overlap to measure)."""
     from real2sim.export.fidelity import hull_fidelity
+    from real2sim.export.repair import repair_mesh
 
-    return [hull_fidelity(o.mesh, meshes_of(o), samples=2000).hausdorff * 1e3 for o in scene.objects]
+    out = []
+    for o in scene.objects:
+        try:
+            out.append(
+                hull_fidelity(repair_mesh(o.mesh, o.name).mesh, meshes_of(o), samples=2000).hausdorff * 1e3
+            )
+        except ValueError:
+            out.append(float("nan"))
+    return out
 
 
 def run(
@@ -208,7 +218,7 @@ def run(
     from bench_export import _package_collision
 
     scene = make()
-    pkg = work / name
+    pkg = work / f"pkg_{name}"  # not the name of an object (the model name would take it)
     export_scene(scene, pkg, ExportCfg(workers=1, render=False, cache=False))
     model = mujoco.MjModel.from_xml_path(str(pkg / "scene.xml"))
     bodies = {o.name: sanitize_name(o.name) for o in scene.objects}
