@@ -7,7 +7,8 @@ ours (same bodies, poses, masses, contact settings: only the collision geoms dif
 collision-to-surface Hausdorff distance. The sample tabletop's ground-truth meshes at their true poses
 (``sample_data/ground_truth.json``: a box and a cylinder primitive, the mug and stone) are the floor.
 
-``--quick``: the ground-truth sample tabletop only, ours only (CI smoke). obj2mjcf: ``pip install obj2mjcf``.
+Row ``r2s+shull``: our scene with each object meeting the support through one geom, the convex hull of its collision
+geoms (a proposal, ``with_support_hull``). ``--quick``: the ground-truth sample tabletop only, ours only (CI smoke). obj2mjcf: ``pip install obj2mjcf``.
 """
 
 from __future__ import annotations
