@@ -48,6 +48,8 @@ class ValidateCfg:
     engines: tuple[str, ...] = ("usd", "pybullet", "webots", "newton")
     """Engine checks to run where the package has their files (``export.engines``): ``usd`` (usd-core),
     ``pybullet``, ``webots`` (urdf2webots), ``newton``; each is skipped with one line if its client is missing."""
+    strict: bool = False
+    """Refuse a package whose collision-to-surface distance is over ``max_surface_distance`` (else: a warning)."""
 
     def validate(self) -> None:
         if not self.sim_seconds > 0:
@@ -118,6 +120,8 @@ class ExportCfg:
     """Surface samples spread over all hulls (by area, seeded) to measure how far each bulges past the mesh."""
     refine_merge_pairs: int = field(default=40, metadata=COLLISION)
     """Touching hull pairs (least added volume first) tried for a merge when the budget is full (``refine``)."""
+    fidelity_tolerance: float = field(default=0.01, metadata=COLLISION)
+    """Fewest collision pieces at this fidelity (fraction of the diagonal a hull may bulge past the surface)."""
     primitives: bool = field(default=True, metadata=COLLISION)
     """Use a box / cylinder / sphere / capsule instead of hulls where one fits within ``primitive_tolerance``."""
     primitive_tolerance: float = field(default=0.02, metadata=COLLISION)
@@ -135,6 +139,8 @@ class ExportCfg:
     """Write PNG renders of each object's visual mesh beside its collision geometry (MuJoCo offscreen, EGL)."""
     timestep: float = 0.002
     """MuJoCo time step [s] written into the model."""
+    strict: bool = False
+    """Refuse a package over the collision-to-surface limit instead of writing it with a warning."""
     validate_cfg: ValidateCfg = field(default_factory=lambda: ValidateCfg(engines=("usd", "webots")))
     """Checks the package must pass before ``export`` reports success (PyBullet's and Newton's run in ``real2sim validate``)."""
 
@@ -162,6 +168,8 @@ class ExportCfg:
             raise ConfigError(f"coacd_full_search_faces must be >= 0, got {self.coacd_full_search_faces}")
         if self.refine_planes < 1 or self.refine_samples < 100 or self.refine_merge_pairs < 1:
             raise ConfigError("refine_planes and refine_merge_pairs must be >= 1 and refine_samples >= 100")
+        if not 0 < self.fidelity_tolerance < 0.5:
+            raise ConfigError(f"fidelity_tolerance must be in (0, 0.5), got {self.fidelity_tolerance}")
         if not 0 < self.primitive_tolerance < 0.5:
             raise ConfigError(f"primitive_tolerance must be in (0, 0.5), got {self.primitive_tolerance}")
         if self.workers < 0:

@@ -104,7 +104,7 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
     from real2sim.export.mjcf import compile_scene, model_xml, scene_xml
     from real2sim.export.report import readme_md, report_html
     from real2sim.export.urdf import urdf_xml
-    from real2sim.export.validate import validate_package
+    from real2sim.export.validate import SURFACE_WARNING, validate_package
 
     cfg = cfg or ExportCfg()
     cfg.validate()
@@ -141,7 +141,9 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
     for j in jobs:
         inputs[f"mesh of {j.label}"] = sha256_bytes(mesh_to_ply_bytes(j.mesh))
     manifest = _manifest(name, placed, inputs, cfg)
-    vcfg = replace(cfg.validate_cfg, max_hulls=cfg.max_hulls, max_hull_vertices=cfg.max_hull_vertices)
+    vcfg = replace(
+        cfg.validate_cfg, max_hulls=cfg.max_hulls, max_hull_vertices=cfg.max_hull_vertices, strict=cfg.strict
+    )
     with output_dir(out_dir) as tmp:
         with _timed("write assets"):
             _write_assets(tmp, placed)
@@ -166,6 +168,9 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
                 renders = render_package(tmp, placed, scene.support)
         write_text(tmp / "README.md", readme_md(manifest, checks))
         write_text(tmp / "report.html", report_html(manifest, checks, renders))
+        for c in checks:
+            if c.detail.endswith(SURFACE_WARNING):
+                log.warning("%s: %s", c.name, c.detail)
         failed = [c for c in checks if not c.passed]
         if failed:
             raise StageError(

@@ -7,7 +7,7 @@ import trimesh
 
 from real2sim.export.collision.cover import cover_surface, refit_to_surface
 from real2sim.export.collision.hulls import convex_hull, limit_points, total_area
-from real2sim.export.collision.refine import Refiner, refine
+from real2sim.export.collision.refine import Refiner, merge_to_tolerance, refine
 from real2sim.export.config import ExportCfg
 from real2sim.export.visual import decimate
 
@@ -87,17 +87,21 @@ def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) -> list[t
     work = decimate(mesh, cfg.collision_faces)
     if not (work.is_watertight and work.volume > 0):
         work = mesh
+    tol = cfg.fidelity_tolerance * float(np.linalg.norm(mesh.extents))
+    r = Refiner(mesh, work, cfg, 0.0)  # one surface query structure and solid for every step
+    one = limit_points(np.asarray(mesh.vertices, dtype=np.float64), cfg.max_hull_vertices)
+    r.area = total_area([one])
+    if r.bloat(one)[0] <= tol:  # nearly convex: one hull is within the fidelity tolerance
+        return [convex_hull(one)]
     coacd = import_coacd(threads)
     coacd.set_log_level("error")
     pieces = coacd_parts(coacd, work, cfg, cfg.max_hulls)
     pts = [limit_points(v, cfg.max_hull_vertices) for v in pieces]
     if not pts:
-        pts = [limit_points(np.asarray(mesh.vertices), cfg.max_hull_vertices)]
-    r = None
-    if cfg.refine_tolerance > 0 or (cfg.cover and work is not mesh):
-        r = Refiner(mesh, work, cfg, 0.0)  # one surface query structure and solid for both steps
+        pts = [one]
     if cfg.refine_tolerance > 0:
         pts = refine(work, mesh, pts, cfg, r)
+    pts = merge_to_tolerance(r, pts, tol, cfg)
     if cfg.cover and work is not mesh:
         r.area = total_area(pts)
         tol = cfg.refine_tolerance * float(np.linalg.norm(mesh.extents))

@@ -124,10 +124,58 @@ def fit_primitive(
 
     err, kind, rot, centre, size = min(cands, key=lambda t: t[0])
     if not err <= tolerance:
-        return None
+        fit = robust_fit(p, diag, vol, half, tolerance)
+        if fit is None:
+            return None
+        err, kind, rot, centre, size = fit
     r_obj = object_from_obb[:3, :3] @ rot
     pos = trimesh.transform_points(centre[None], object_from_obb)[0]
     return Primitive(kind, pos, matrix_to_quat(r_obj), np.asarray(size, dtype=np.float64), float(err))
+
+
+ROBUST_QUANTILE = 95.0
+"""A scanned surface fits a primitive when this percentile of its distances to it is within tolerance (the rest:
+scan noise, Poisson's rounded edges and closed-over underside; docs/decisions/export.md, "Primitives from scans")."""
+START_VOLUME = 0.35
+"""A box or cylinder start (from the oriented bounding box) whose volume is off the mesh's by more than this share
+is not refined (a mug, a stone: the fit could not close the gap; it saves the fit's time)."""
+ROBUST_SAMPLES = 800
+"""Surface points the robust least-squares fit uses (seeded subset of the samples)."""
+
+
+def robust_fit(p: np.ndarray, diag: float, vol: float, half: np.ndarray, tolerance: float):
+    """``(err, kind, rot, centre, size)`` of the box or cylinder (any OBB axis) that a noisy scanned surface ``p``
+    (OBB frame) fits best by robust least squares, if its ``ROBUST_QUANTILE`` distance is within ``tolerance`` x
+    ``diag`` and its volume within 3 x ``tolerance`` of ``vol``; ``err`` is that percentile distance / ``diag``."""
+    from real2sim.export.collision.fit import refine_fit, signed_distance
+
+    sub = p[np.linspace(0, len(p) - 1, min(len(p), ROBUST_SAMPLES)).astype(np.int64)]
+    starts: list[tuple[PrimitiveKind, np.ndarray, np.ndarray]] = [("box", np.eye(3), half.copy())]
+    for k in range(3):
+        o = [i for i in range(3) if i != k]
+        rot = np.eye(3)[:, [o[0], o[1], k]]
+        if np.linalg.det(rot) < 0:
+            rot[:, 0] *= -1
+        starts.append(("cylinder", rot, np.array([float(np.mean(half[o])), float(half[k])])))
+    best = None
+    for kind, rot0, size0 in starts:
+        if abs(_volume(kind, size0) / vol - 1) > START_VOLUME:
+            continue
+        rot, centre, size = refine_fit(kind, sub, rot0, np.zeros(3), size0, tolerance * diag / 4)
+        if abs(_volume(kind, size) - vol) > 3 * tolerance * vol:
+            continue
+        err = (
+            float(np.percentile(np.abs(signed_distance(kind, (p - centre) @ rot, size)), ROBUST_QUANTILE))
+            / diag
+        )
+        if err <= tolerance and (best is None or err < best[0]):
+            best = (err, kind, rot, centre, size)
+    return best
+
+
+def _volume(kind: PrimitiveKind, size: np.ndarray) -> float:
+    """Volume of a box or cylinder of MuJoCo ``size``."""
+    return float(np.prod(2 * size)) if kind == "box" else float(np.pi * size[0] ** 2 * 2 * size[1])
 
 
 def _circle_centre(xy: np.ndarray) -> np.ndarray:

@@ -109,9 +109,11 @@ hull bulges less than this share of the bulge being split (or within the toleran
 go down."""
 
 
-def merge_one(r: Refiner, items: list, tol: float, max_vertices: int, pairs_tried: int) -> list | None:
+def merge_one(
+    r: Refiner, items: list, tol: float, max_vertices: int, pairs_tried: int, pair_bulge: bool = False
+) -> list | None:
     """``items`` with the two touching hulls merged whose merged hull adds the least volume and still bulges no more
-    than ``tol`` past the surface (it frees a hull for a split where the error is), of the ``pairs_tried`` touching
+    than ``tol`` (``pair_bulge``: or than the worse of the pair) past the surface (it frees a hull for a split where the error is), of the ``pairs_tried`` touching
     pairs that add least volume; None if no pair qualifies."""
     from scipy.spatial import ConvexHull
 
@@ -127,7 +129,7 @@ def merge_one(r: Refiner, items: list, tol: float, max_vertices: int, pairs_trie
     for _, a, b in sorted(pairs)[:pairs_tried]:
         h = limit_points(np.vstack([pts[a], pts[b]]), max_vertices)
         bl, at = r.bloat(h)
-        if bl <= tol:
+        if bl <= (max(tol, items[a][1], items[b][1]) if pair_bulge else tol):
             out = [it for k, it in enumerate(items) if k not in (a, b)]
             return [*out, (h, bl, at, True)]
     return None
@@ -183,4 +185,23 @@ def refine(
             items[i] = (h, b, at, True)
             continue
         items = rest + [(s, *r.bloat(s), False) for s in sub]
+    return [it[0] for it in items]
+
+
+MERGE_PAIRS = 8
+"""Touching pairs (least added volume first) tried per merge by ``merge_to_tolerance``."""
+
+
+def merge_to_tolerance(r: Refiner, pts: list[np.ndarray], tol: float, cfg: ExportCfg) -> list[np.ndarray]:
+    """Fewest pieces at the fidelity: merge touching hulls (least added volume first) while the merged hull bulges
+    past the surface at most ``tol`` [m] or the worse of the pair (a scan's noise: more pieces would not fit it
+    closer), so the worst bulge never grows (``merge_one``)."""
+    r.area = total_area(pts)
+    items = [(h, *r.bloat(h), False) for h in pts]
+    limit = max(tol, *(it[1] for it in items))
+    while len(items) > 1:
+        merged = merge_one(r, items, limit, cfg.max_hull_vertices, MERGE_PAIRS)
+        if merged is None:
+            break
+        items = merged
     return [it[0] for it in items]

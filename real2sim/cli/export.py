@@ -20,6 +20,8 @@ from real2sim.export.config import ExportCfg
     "max_hulls",
     "max_hull_vertices",
     "refine_tolerance",
+    "fidelity_tolerance",
+    "strict",
     "workers",
     "name",
     "cache",

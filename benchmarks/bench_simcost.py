@@ -1,0 +1,291 @@
+"""Benchmark: what the exported real scenes cost to simulate, beside their collision fidelity.
+
+For each real scene (the sample tabletop's lidar scans, the OSD test0/12/36 Kinect scans, the bunny), real2sim
+exports the package, then the same scene is stepped with obj2mjcf's collision hulls of the same meshes in place of
+ours (same bodies, poses, masses, contact settings: only the collision geoms differ). Each model rests 5 s from its
+``home`` keyframe: mean contacts a step and MuJoCo step time (wall, best of ``--repeat``), with each object's
+collision-to-surface Hausdorff distance. The sample tabletop's ground-truth meshes at their true poses
+(``sample_data/ground_truth.json``: a box and a cylinder primitive, the mug and stone) are the floor.
+
+Row ``r2s+shull``: our scene with each object meeting the support through one geom, the convex hull of its collision
+geoms (a proposal, ``with_support_hull``). ``--quick``: the ground-truth sample tabletop only, ours only (CI smoke). obj2mjcf: ``pip install obj2mjcf``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import trimesh
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # this checkout's real2sim, not an installed one
+SHARED = ROOT.parent / "shared" / "data"
+if not SHARED.is_dir():
+    SHARED = Path("/work/shared/data")
+
+
+def gt_scene():
+    """The sample tabletop from its ground truth: true meshes at true poses on the table plane."""
+    from real2sim.scene import Scene, SceneObject, Support
+
+    gt = json.loads((ROOT / "sample_data" / "ground_truth.json").read_text())
+    objs = tuple(
+        SceneObject(
+            o["name"],
+            trimesh.load(ROOT / "sample_data" / o["mesh"], process=False),
+            np.asarray(o["world_from_object"], dtype=np.float64),
+            density=float(o["density"]),
+        )
+        for o in gt["objects"]
+    )
+    return Scene(Support(size=(1.2, 0.8)), objs)
+
+
+def recon_scene(inputs: list[Path], poses: Path | None = None):
+    from real2sim.recon.pointcloud import run_recon_pointcloud
+    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+
+    return run_recon_pointcloud(PointCloudReconCfg(inputs=tuple(inputs), poses=poses)).scene
+
+
+def scenes(quick: bool) -> list[tuple[str, object]]:
+    out = [("sample_ground_truth", gt_scene)]
+    if quick:
+        return out
+    lidar = ROOT / "sample_data" / "lidar"
+    scans = sorted(lidar.glob("scan_*.ply"))
+    out.insert(0, ("sample_tabletop", lambda: recon_scene(scans, lidar / "poses.json")))
+    osd = SHARED / "pointclouds" / "osd_tabletop"
+    for k in (0, 12, 36):
+        if (osd / f"test{k}.pcd").is_file():
+            out.append((f"osd_test{k}", lambda k=k: recon_scene([osd / f"test{k}.pcd"])))
+    bunny = SHARED / "pointclouds" / "bunny_scans" / "reference_bun_zipper_res2.ply"
+    if bunny.is_file():
+        out.append(("bunny", lambda: bunny_scene(bunny)))
+    return out
+
+
+def bunny_scene(path: Path):
+    from real2sim.scene import Scene, SceneObject, Support
+
+    m = trimesh.load(path, process=False)
+    m.apply_transform(trimesh.transformations.rotation_matrix(np.pi / 2, [1, 0, 0]))  # the scan is y-up
+    m.apply_translation(-np.array([*m.bounds.mean(axis=0)[:2], m.bounds[0][2]]))
+    return Scene(Support(size=(1.0, 1.0)), (SceneObject("bunny", m),))
+
+
+def peer_hulls(
+    scene: str, name: str, mesh: trimesh.Trimesh, work: Path, timeout: float
+) -> list[trimesh.Trimesh] | None:
+    """obj2mjcf's (CoACD defaults) collision hulls of ``mesh``, in the mesh's frame; None if it failed."""
+    exe = shutil.which("obj2mjcf") or str(Path(sys.executable).parent / "obj2mjcf")
+    d = work / f"peer_{scene}_{name}"
+    d.mkdir(parents=True, exist_ok=True)
+    key = hashlib.sha256(mesh.vertices.tobytes() + mesh.faces.tobytes()).hexdigest()
+    files = sorted((d / name).glob(f"{name}_collision_*.obj"))
+    if not ((d / "mesh.sha256").is_file() and (d / "mesh.sha256").read_text() == key and files):
+        files = _run_peer(exe, d, name, mesh, timeout)
+        (d / "mesh.sha256").write_text(key)
+    hulls = [trimesh.load(f, process=False, force="mesh").convex_hull for f in files]
+    return [h for h in hulls if len(h.vertices) >= 4] or None
+
+
+def _run_peer(exe: str, d: Path, name: str, mesh: trimesh.Trimesh, timeout: float) -> list[Path]:
+    mesh.export(d / f"{name}.obj")
+    try:
+        subprocess.run(
+            [exe, "--obj-dir", str(d), "--decompose", "--save-mjcf", "--overwrite"],
+            capture_output=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return []
+    return sorted((d / name).glob(f"{name}_collision_*.obj"))
+
+
+def with_peer_collision(pkg: Path, hulls: dict[str, list[trimesh.Trimesh]]):
+    """Our package's scene with each object's collision geoms (group 3) replaced by ``hulls`` (object frame)."""
+    import mujoco
+
+    spec = mujoco.MjSpec.from_file(str(pkg / "scene.xml"))
+    for body, hs in hulls.items():
+        b = spec.body(body)
+        cols = [g for g in b.geoms if g.group == 3]
+        proto = cols[0]
+        friction, solref, solimp = list(proto.friction), list(proto.solref), list(proto.solimp)
+        cond, ctype, caff = proto.condim, proto.contype, proto.conaffinity
+        for g in cols:
+            spec.delete(g)
+        for i, h in enumerate(hs):
+            mname = f"peer_{body}_{i}"
+            spec.add_mesh(name=mname, uservert=h.vertices.ravel().tolist(), userface=h.faces.ravel().tolist())
+            g = b.add_geom(type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mname, group=3)
+            g.friction, g.solref, g.solimp = friction, solref, solimp
+            g.condim, g.contype, g.conaffinity = cond, ctype, caff
+            g.mass = 0  # the body's inertial stays ours (same masses in both)
+    return spec.compile()
+
+
+def with_support_hull(pkg: Path, bodies: list[str]):
+    """Our scene where each object meets the support through one geom, the convex hull of its collision geoms (a
+    convex support touches a body where its convex hull does), and its own geoms meet only other objects."""
+    import mujoco
+
+    from real2sim.export.collision.hulls import convex_hull, limit_points
+
+    model = mujoco.MjModel.from_xml_path(str(pkg / "scene.xml"))
+    spec = mujoco.MjSpec.from_file(str(pkg / "scene.xml"))
+    from real2sim.export.validate import _body_geoms, _geom_mesh
+
+    for g in spec.geoms:
+        if g.name == "support":
+            g.contype, g.conaffinity = 2, 2
+    for body in bodies:
+        b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body)
+        cols = _body_geoms(model, b, 3)
+        if len(cols) < 2:
+            continue
+        v = np.vstack([_geom_mesh(model, g).vertices for g in cols])
+        hv, hf = convex_hull(limit_points(v, 64))
+        sb = spec.body(body)
+        proto = next(g for g in sb.geoms if g.group == 3)
+        g = sb.add_geom(type=mujoco.mjtGeom.mjGEOM_MESH, meshname=f"shull_{body}", group=3)
+        spec.add_mesh(name=f"shull_{body}", uservert=hv.ravel().tolist(), userface=hf.ravel().tolist())
+        g.friction, g.condim, g.contype, g.conaffinity, g.mass = list(proto.friction), proto.condim, 2, 0, 0
+        for c in sb.geoms:
+            if c.group == 3 and c.name != "":
+                c.contype, c.conaffinity = 1, 1
+    return spec.compile()
+
+
+def sim_cost(model, seconds: float = 5.0, repeat: int = 3) -> dict:
+    """Mean contacts a step and wall time a step (best of ``repeat`` runs) over a ``seconds`` rest from ``home``."""
+    import mujoco
+
+    steps = int(round(seconds / model.opt.timestep))
+    best, ncon = float("inf"), 0.0
+    for _ in range(repeat):
+        data = mujoco.MjData(model)
+        key = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_KEY, "home")
+        if key >= 0:
+            mujoco.mj_resetDataKeyframe(model, data, key)
+        n = 0
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            mujoco.mj_step(model, data)
+            n += data.ncon
+        best = min(best, time.perf_counter() - t0)
+        ncon = n / steps
+    return {"contacts": ncon, "step_us": best / steps * 1e6, "geoms": int(model.ngeom)}
+
+
+def fidelity(scene, meshes_of) -> list[float]:
+    """Per object collision-to-surface Hausdorff [mm] of ``meshes_of(name)`` against the object's repaired mesh
+    (nan where the two do not overlap to measure)."""
+    from real2sim.export.fidelity import hull_fidelity
+    from real2sim.export.repair import repair_mesh
+
+    out = []
+    for o in scene.objects:
+        try:
+            out.append(
+                hull_fidelity(repair_mesh(o.mesh, o.name).mesh, meshes_of(o), samples=2000).hausdorff * 1e3
+            )
+        except ValueError:
+            out.append(float("nan"))
+    return out
+
+
+def run(
+    name: str, make, work: Path, peer: bool, timeout: float, repeat: int, peer_dir: Path | None
+) -> list[dict]:
+    import mujoco
+
+    from real2sim.export.config import ExportCfg
+    from real2sim.export.package import export_scene
+    from real2sim.scene import sanitize_name
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_export import _package_collision
+
+    scene = make()
+    pkg = work / f"pkg_{name}"  # not the name of an object (the model name would take it)
+    export_scene(scene, pkg, ExportCfg(workers=1, render=False, cache=False))
+    model = mujoco.MjModel.from_xml_path(str(pkg / "scene.xml"))
+    bodies = {o.name: sanitize_name(o.name) for o in scene.objects}
+    ours = sim_cost(model, repeat=repeat)
+    kinds = [_package_collision(pkg, bodies[o.name]) for o in scene.objects]
+    pieces = [k if k != "hulls" else f"{len(ms)} hulls" for ms, k in kinds]
+    fid = fidelity(scene, lambda o: _package_collision(pkg, bodies[o.name])[0])
+    rows = [{"scene": name, "tool": "real2sim", **ours, "pieces": pieces, "hausdorff_mm": fid}]
+    sh = sim_cost(with_support_hull(pkg, list(bodies.values())), repeat=repeat)
+    rows.append({**rows[0], "tool": "r2s+shull", **sh})
+    if peer:
+        hulls = {
+            bodies[o.name]: peer_hulls(name, bodies[o.name], o.mesh, peer_dir or work, timeout)
+            for o in scene.objects
+        }
+        if all(h is not None for h in hulls.values()):
+            pm = with_peer_collision(pkg, hulls)
+            fid = fidelity(scene, lambda o: hulls[bodies[o.name]])
+            pieces = [f"{len(h)} hulls" for h in hulls.values()]
+            rows.append({"scene": name, "tool": "obj2mjcf", **sim_cost(pm, repeat=repeat), "pieces": pieces})
+            rows[-1]["hausdorff_mm"] = fid
+        else:
+            rows.append({"scene": name, "tool": "obj2mjcf", "note": f"failed or over {timeout:.0f} s"})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="ground-truth sample tabletop only, no peer (CI)")
+    ap.add_argument("--no-peer", action="store_true", help="skip obj2mjcf")
+    ap.add_argument("--only", default="", help="comma list of scene names to run")
+    ap.add_argument("--peer-timeout", type=float, default=300.0, help="obj2mjcf timeout per mesh [s]")
+    ap.add_argument("--repeat", type=int, default=3, help="timed rests per model (best counts)")
+    ap.add_argument("--json", type=Path, help="write the rows here")
+    ap.add_argument(
+        "--peer-dir", type=Path, help="keep obj2mjcf's hulls here and reuse them (same mesh hash)"
+    )
+    a = ap.parse_args(argv)
+    peer = not (a.quick or a.no_peer)
+    if peer and not (shutil.which("obj2mjcf") or (Path(sys.executable).parent / "obj2mjcf").exists()):
+        print("obj2mjcf not installed (pip install obj2mjcf): peer skipped", file=sys.stderr)
+        peer = False
+    only = {s for s in a.only.split(",") if s}
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, make in scenes(a.quick):
+            if not only or name in only:
+                rows += run(
+                    name, make, Path(tmp), peer, a.peer_timeout, 1 if a.quick else a.repeat, a.peer_dir
+                )
+    floor = next((r for r in rows if r["scene"] == "sample_ground_truth"), None)
+    print(f"{'scene':22} {'tool':9} {'contacts':>8} {'step us':>8} {'x floor':>7}  pieces | Hausdorff mm")
+    for r in rows:
+        if "step_us" not in r:
+            print(f"{r['scene']:22} {r['tool']:9} {r.get('note', '')}")
+            continue
+        x = r["step_us"] / floor["step_us"] if floor else float("nan")
+        haus = " ".join(f"{h:.1f}" for h in r["hausdorff_mm"])
+        print(
+            f"{r['scene']:22} {r['tool']:9} {r['contacts']:8.1f} {r['step_us']:8.1f} {x:7.2f}  "
+            f"{', '.join(r['pieces'])} | {haus}"
+        )
+    if a.json:
+        a.json.write_text(json.dumps({"rows": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
