@@ -218,8 +218,11 @@ def _write_usd(usd: Path, placed: list[tuple[Resolved, float]], edit: PackageEdi
         return
     stage = Usd.Stage.Open(str(usd))
     by_name: dict[str, list] = {}
-    for prim in stage.Traverse():
+    for prim in stage.Traverse():  # MJCF's <object>_collision_<i> is the USD's <object>/collision_<i>
         by_name.setdefault(prim.GetName(), []).append(prim)
+        parent = prim.GetParent()
+        if parent and parent.GetName():
+            by_name.setdefault(f"{parent.GetName()}_{prim.GetName()}", []).append(prim)
     for p, v in placed:
         for prim in by_name.get(p.element, []):
             if p.kind == "body" and p.attribute == "mass" and prim.HasAPI(UsdPhysics.MassAPI):
@@ -230,6 +233,9 @@ def _write_usd(usd: Path, placed: list[tuple[Resolved, float]], edit: PackageEdi
                 attr = target.GetAttribute("physics:dynamicFriction")
                 if not attr:
                     continue
+                static = target.GetAttribute("physics:staticFriction")
+                if static:  # MuJoCo has one sliding friction: both USD coefficients take it
+                    static.Set(float(v))
             else:
                 continue
             old = attr.Get()

@@ -47,30 +47,12 @@ def box_package(tmp_path_factory) -> Path:
     return out
 
 
-def _usd_with_box(path: Path) -> None:
-    from pxr import Usd, UsdGeom, UsdPhysics, UsdShade
-
-    stage = Usd.Stage.CreateNew(str(path))
-    UsdGeom.Xform.Define(stage, "/World")
-    box = UsdGeom.Xform.Define(stage, "/World/box").GetPrim()
-    UsdPhysics.MassAPI.Apply(box).CreateMassAttr(0.3)
-    geom = UsdGeom.Cube.Define(stage, "/World/box/box_collision_0").GetPrim()
-    mat = UsdShade.Material.Define(stage, "/World/Looks/box_physics")
-    UsdPhysics.MaterialAPI.Apply(mat.GetPrim()).CreateDynamicFrictionAttr(0.8)
-    UsdShade.MaterialBindingAPI.Apply(geom).Bind(mat, UsdShade.Tokens.weakerThanDescendants, "physics")
-    stage.GetRootLayer().Save()
-
-
 def test_object_mass_and_friction_into_exported_package(box_package: Path, tmp_path: Path) -> None:
     import mujoco
 
     pkg = tmp_path / "pkg"
     shutil.copytree(box_package, pkg)
-    has_usd = True
-    try:
-        _usd_with_box(pkg / "tabletop.usda")
-    except ImportError:
-        has_usd = False
+    has_usd = (pkg / "tabletop.usd").is_file()  # export writes it when usd-core is installed
     model = mujoco.MjModel.from_xml_path(str(pkg / "scene.xml"))
     params = resolve([ParamSpec("body:box.mass"), ParamSpec("geom:box_collision_*.friction")], model)
     edit = write_package(pkg, params, np.array([0.35, 0.55]), np.array([True, True]))
@@ -86,13 +68,15 @@ def test_object_mass_and_friction_into_exported_package(box_package: Path, tmp_p
     if has_usd:
         from pxr import Usd, UsdPhysics
 
-        stage = Usd.Stage.Open(str(pkg / "tabletop.usda"))
-        assert UsdPhysics.MassAPI(stage.GetPrimAtPath("/World/box")).GetMassAttr().Get() == pytest.approx(
+        stage = Usd.Stage.Open(str(pkg / "tabletop.usd"))
+        assert UsdPhysics.MassAPI(stage.GetPrimAtPath("/tabletop/box")).GetMassAttr().Get() == pytest.approx(
             0.35
         )
-        fr = stage.GetPrimAtPath("/World/Looks/box_physics").GetAttribute("physics:dynamicFriction").Get()
-        assert fr == pytest.approx(0.55)
-        assert "| `body:box.mass` | `tabletop.usda` | 0.3 -> 0.35 |" in readme
+        mat = stage.GetPrimAtPath("/tabletop/materials/box")
+        for k in ("physics:dynamicFriction", "physics:staticFriction"):
+            assert mat.GetAttribute(k).Get() == pytest.approx(0.55)
+        assert "| `body:box.mass` | `tabletop.usd` | 0.3 -> 0.35 |" in readme
+        assert "| `geom:box_collision_0.friction` | `tabletop.usd` | 0.8 -> 0.55 |" in readme
     # a second write replaces the section instead of appending another
     write_package(pkg, params, np.array([0.4, 0.5]), np.array([True, True]))
     readme = (pkg / "README.md").read_text()
