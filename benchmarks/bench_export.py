@@ -23,10 +23,8 @@ import argparse
 import json
 import logging
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +38,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench_formats import format_times, print_format_table  # noqa: E402 (this folder is on sys.path)
+from export_inputs import base_at_zero, cpu_seconds, l_block, meshes, run_peer  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 CHECK_ENGINES = ("usd", "pybullet", "webots", "newton")
@@ -51,48 +50,6 @@ SURFACE_SAMPLES = 100_000
 """Surface samples (mesh, and each tool's hulls) for the Hausdorff distance; the farthest bulge samples are then
 refined by local ascent (``export.fidelity``). A plain max over samples under-estimates a narrow bulge (bunny hulls:
 4.9 mm at 20,000 samples, 5.5-5.7 mm at 300,000); with the ascent, 100,000 samples give 5.80 mm for three seeds."""
-
-
-def l_block() -> trimesh.Trimesh:
-    a = trimesh.creation.box((0.12, 0.04, 0.04))
-    b = trimesh.creation.box((0.04, 0.04, 0.10))
-    b.apply_translation([0.04, 0.0, 0.07])
-    return trimesh.boolean.union([a, b], engine="manifold")
-
-
-def _osd_objects() -> list[tuple[str, trimesh.Trimesh]]:
-    """Object meshes reconstructed from the real OSD test0 Kinect scan (recon's ``run_recon_pointcloud``)."""
-    pcd = SHARED / "pointclouds" / "osd_tabletop" / "test0.pcd"
-    if not pcd.is_file():
-        return []
-    from real2sim.recon.pointcloud import run_recon_pointcloud
-    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-
-    scene = run_recon_pointcloud(PointCloudReconCfg(inputs=(pcd,))).scene
-    return [(f"osd_test0_{o.name}", o.mesh) for o in scene.objects]
-
-
-def meshes(quick: bool) -> list[tuple[str, trimesh.Trimesh]]:
-    """(name, mesh) in a z-up object frame."""
-    out: list[tuple[str, trimesh.Trimesh]] = [("l_block", l_block())]
-    if quick:
-        return out
-    bunny = SHARED / "pointclouds" / "bunny_scans" / "reference_bun_zipper_res2.ply"
-    if bunny.is_file():
-        m = trimesh.load(bunny, process=False)
-        m.apply_transform(trimesh.transformations.rotation_matrix(np.pi / 2, [1, 0, 0]))  # the scan is y-up
-        out.append(("bunny_reference", m))
-    for p in sorted((ROOT / "sample_data" / "ground_truth" / "meshes").glob("*.ply")):
-        out.append((f"sample_{p.stem}", trimesh.load(p, process=False)))
-    out += _osd_objects()
-    return out
-
-
-def _base_at_zero(m: trimesh.Trimesh) -> trimesh.Trimesh:
-    m = m.copy()
-    c = m.bounds.mean(axis=0)
-    m.apply_translation([-c[0], -c[1], -m.bounds[0][2]])
-    return m
 
 
 class _Timings(logging.Handler):
@@ -123,12 +80,6 @@ def _package_collision(pkg_dir: Path, name: str) -> tuple[list[trimesh.Trimesh],
     return [_geom_mesh(model, g) for g in geoms], ("hulls" if types == {"mesh"} else "+".join(sorted(types)))
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and its finished children (user + system)."""
-    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
-
-
 def run_ours(name: str, mesh: trimesh.Trimesh, work: Path) -> dict:
     from real2sim.errors import Real2SimError
     from real2sim.export.config import ExportCfg
@@ -143,12 +94,12 @@ def run_ours(name: str, mesh: trimesh.Trimesh, work: Path) -> dict:
     lg.addHandler(timings)
     lg.setLevel(logging.INFO)
     ok, why = True, ""
-    t0, c0 = time.perf_counter(), _cpu()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     try:
         export_scene(scene, work / f"ours_{name}", cfg)
     except Real2SimError as exc:
         ok, why = False, str(exc)
-    wall, cpu = time.perf_counter() - t0, _cpu() - c0
+    wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     lg.removeHandler(timings)
     formats = format_times(work / f"ours_{name}", timings.stages, CHECK_ENGINES) if ok else {}
     ref = repair_mesh(mesh, name).mesh
@@ -174,97 +125,6 @@ def run_ours(name: str, mesh: trimesh.Trimesh, work: Path) -> dict:
             _hulls=hulls,
         )
     return row
-
-
-def rest_test(xml: Path, seconds: float = 5.0) -> dict:
-    """Drop the peer's model (its free-jointed body, base at z = 0) on a floor plane and step ``seconds``: MuJoCo
-    warnings, initial penetration [m] and how far [m] the body moved (the same rest test as ``validate``)."""
-    import mujoco
-
-    spec = mujoco.MjSpec.from_file(str(xml))
-    floor = spec.worldbody.add_geom()
-    floor.type, floor.size, floor.name = mujoco.mjtGeom.mjGEOM_PLANE, [0, 0, 0.05], "bench_floor"
-    model = spec.compile()
-    data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
-    pen = max([0.0] + [-float(data.contact[i].dist) for i in range(data.ncon)])
-    body = model.nbody - 1
-    x0 = data.xpos[body].copy()
-    for _ in range(int(round(seconds / model.opt.timestep))):
-        mujoco.mj_step(model, data)
-    nwarn = int(sum(w.number for w in data.warning))
-    drift = float(np.linalg.norm(data.xpos[body] - x0))
-    return {
-        "warnings": nwarn,
-        "penetration_mm": pen * 1e3,
-        "drift_mm": drift * 1e3,
-        "rests": nwarn == 0 and pen <= 1e-3 and drift < 1e-3,
-    }
-
-
-def run_peer(name: str, mesh: trimesh.Trimesh, ref: trimesh.Trimesh, work: Path, timeout: float) -> dict:
-    exe = shutil.which("obj2mjcf") or str(Path(sys.executable).parent / "obj2mjcf")
-    d = work / f"peer_{name}"
-    d.mkdir(parents=True, exist_ok=True)
-    mesh.export(d / f"{name}.obj")
-    t0, c0 = time.perf_counter(), _cpu()
-    try:
-        r = subprocess.run(
-            [
-                exe,
-                "--obj-dir",
-                str(d),
-                "--decompose",
-                "--save-mjcf",
-                "--compile-model",
-                "--overwrite",
-                "--add-free-joint",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        return {
-            "tool": "obj2mjcf",
-            "mesh": name,
-            "seconds": timeout,
-            "cpu_seconds": float("nan"),
-            "timed_out": True,
-            "compiles": None,
-            "rests": None,
-            "note": f"timeout {timeout:.0f} s (counted as >=)",
-        }
-    wall, cpu = time.perf_counter() - t0, _cpu() - c0
-    hull_files = sorted((d / name).glob(f"{name}_collision_*.obj"))
-    hulls = [trimesh.load(f, process=False, force="mesh") for f in hull_files]
-    hulls = [h.convex_hull for h in hulls if len(h.vertices) >= 4]
-    out = {
-        "tool": "obj2mjcf",
-        "mesh": name,
-        "seconds": wall,
-        "cpu_seconds": cpu,
-        "timed_out": False,
-        "hulls": len(hulls),
-        "kind": "hulls",
-        "compiles": r.returncode == 0 and "compiled successfully" in (r.stdout + r.stderr),
-        "rests": None,
-        "note": "" if r.returncode == 0 else (r.stderr.strip().splitlines() or ["failed"])[-1][:200],
-    }
-    if hulls:
-        out.update(max_hull_vertices=max(len(h.vertices) for h in hulls), _hulls=hulls)
-    xml = d / name / f"{name}.xml"
-    if xml.is_file():
-        import mujoco
-
-        try:
-            m = mujoco.MjModel.from_xml_path(str(xml))
-            out["mass_ratio"] = float(m.body_mass.sum() / (1000.0 * ref.volume))  # its default density 1000
-            rt = rest_test(xml)
-            out.update(rests=rt["rests"], rest=rt)
-        except Exception as exc:
-            out["compiles"], out["note"] = False, str(exc).splitlines()[0][:200]
-    return out
 
 
 def add_fidelity(ref: trimesh.Trimesh, rows: list[dict]) -> None:
@@ -382,13 +242,13 @@ def main(argv: list[str] | None = None) -> int:
         )  # imports + first export in this process, reported apart from per-object times
         warm = l_block()  # non-convex, so the cold start includes CoACD's and Open3D's imports
         warm.apply_scale(0.5)
-        run_ours("warmup", _base_at_zero(warm), Path(tmp))
+        run_ours("warmup", base_at_zero(warm), Path(tmp))
         cold = time.perf_counter() - t0
         only = set(filter(None, a.only.split(",")))
         for name, mesh in meshes(a.quick):
             if only and name not in only:
                 continue
-            mesh = _base_at_zero(mesh)
+            mesh = base_at_zero(mesh)
             ours = run_ours(name, mesh, Path(tmp))
             ref = ours.pop("_ref")
             pair = [ours] + ([run_peer(name, mesh, ref, Path(tmp), a.peer_timeout)] if peer else [])

@@ -31,7 +31,7 @@ def principal_moments(sm: np.ndarray) -> np.ndarray:
 
 
 def _quat_mat(q: np.ndarray) -> np.ndarray:
-    """Rotation matrix of a ``wxyz`` quaternion (not ``real2sim.transforms``: see docs/decisions/calibration.md)."""
+    """Rotation matrix of a ``wxyz`` quaternion (not ``real2sim.transforms``: see docs/DECISIONS.md, Calibration)."""
     w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
     return np.array(
         [
@@ -72,7 +72,7 @@ def set_phi(model, body: int, phi: np.ndarray) -> None:
     if np.linalg.det(v) < 0:
         v[:, 0] = -v[:, 0]
     q = np.zeros(4)
-    # MuJoCo's conversion, not real2sim.transforms: bits and sign differ (docs/decisions/calibration.md)
+    # MuJoCo's conversion, not real2sim.transforms: bits and sign differ (docs/DECISIONS.md, Calibration)
     mujoco.mju_mat2Quat(q, v.ravel())
     model.body_mass[body] = m
     model.body_ipos[body] = c

@@ -19,7 +19,7 @@ from real2sim.errors import InputError, StageError
 
 def quat_xyzw_to_matrix(q: np.ndarray) -> np.ndarray:
     """(3, 3) rotation of an ``x y z w`` quaternion (normalised first); not ``real2sim.transforms``: see
-    docs/decisions/recon.md."""
+    docs/DECISIONS.md, Recon."""
     x, y, z, w = np.asarray(q, dtype=np.float64) / np.linalg.norm(q)
     return np.array(
         [

@@ -1,7 +1,7 @@
 """Structure from motion with pycolmap: SIFT (CPU or CUDA), matching suited to the set, global mapping with
 incremental mapping as fallback, shared intrinsics for one camera, unregistered images listed with the reason.
 Known intrinsics (``SfmCfg.intrinsics``) are needed for accurate orientations on an orbit / turntable path
-(``SfmResult.warnings`` says so; why: docs/decisions/recon.md).
+(``SfmResult.warnings`` says so; why: docs/DECISIONS.md, Recon).
 """
 
 from __future__ import annotations

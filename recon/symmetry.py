@@ -16,7 +16,7 @@ axis) maps the object's observed points ``p`` to ``S p``; each image is
 The best plane (or axis) is the one with the most support less the contradictions, refined on its supported
 pairs (ICP for a plane; for an axis, the point nearest the normal lines); it is accepted only if its support,
 contradiction and residual pass ``MIN_SUPPORT``, ``MAX_CONTRADICTION`` and ``MAX_RESIDUAL`` (values and why:
-docs/decisions/recon.md; a rotation also ``MAX_PROTRUSION``). Otherwise nothing changes (an irregular stone).
+docs/DECISIONS.md, Recon; a rotation also ``MAX_PROTRUSION``). Otherwise nothing changes (an irregular stone).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ PRIMITIVE_EXACT = 1e-6
 def convex_in_budget(mesh: trimesh.Trimesh, max_vertices: int) -> tuple[np.ndarray, np.ndarray] | None:
     """The convex hull of ``mesh`` (vertices, faces) if the mesh is convex (its volume is its hull's) and the hull has
     at most ``max_vertices`` vertices: then one hull is the object exactly, and it wins over a primitive that only
-    fits within tolerance (docs/decisions/export.md, "Exact hull before primitive")."""
+    fits within tolerance (docs/DECISIONS.md, Export, "Exact hull before primitive")."""
     v = np.asarray(mesh.vertices, dtype=np.float64)
     if len(v) < 4 or np.linalg.matrix_rank(v - v.mean(axis=0), tol=1e-9) < 3:
         return None

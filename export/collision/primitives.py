@@ -135,7 +135,7 @@ def fit_primitive(
 
 ROBUST_QUANTILE = 95.0
 """A scanned surface fits a primitive when this percentile of its distances to it is within tolerance (the rest:
-scan noise, Poisson's rounded edges and closed-over underside; docs/decisions/export.md, "Primitives from scans")."""
+scan noise, Poisson's rounded edges and closed-over underside; docs/DECISIONS.md, Export, "Primitives from scans")."""
 START_VOLUME = 0.35
 """A box or cylinder start (from the oriented bounding box) whose volume is off the mesh's by more than this share
 is not refined (a mug, a stone: the fit could not close the gap; it saves the fit's time)."""
