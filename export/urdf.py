@@ -47,47 +47,7 @@ def urdf_xml(name: str, objects: list[PlacedObject], support: Support) -> str:
     ET.SubElement(j, "child", {"link": "support"})
     for o in objects:
         n = o.name
-        link = ET.SubElement(robot, "link", {"name": n})
-        mp = o.obj.mass
-        inertial = ET.SubElement(link, "inertial")
-        _origin(inertial, mp.com, np.eye(3))
-        ET.SubElement(inertial, "mass", {"value": f"{mp.mass:.12g}"})
-        i = mp.inertia
-        ET.SubElement(
-            inertial,
-            "inertia",
-            {
-                k: f"{float(v):.12g}"
-                for k, v in zip(
-                    ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"),
-                    (i[0, 0], i[0, 1], i[0, 2], i[1, 1], i[1, 2], i[2, 2]),
-                    strict=True,
-                )
-            },
-        )
-        vis = ET.SubElement(link, "visual", {"name": f"{n}_visual"})
-        _origin(vis, np.zeros(3), np.eye(3))
-        ET.SubElement(ET.SubElement(vis, "geometry"), "mesh", {"filename": f"assets/{o.visual_file()}"})
-        mat = ET.SubElement(vis, "material", {"name": f"{n}_color"})
-        ET.SubElement(mat, "color", {"rgba": _f(o.obj.rgba)})
-        if has_colours(o.obj.visual):
-            ET.SubElement(mat, "texture", {"filename": f"assets/{texture_file(o.visual_file())}"})
-        prim = o.obj.collision.primitive
-        if prim is not None and prim.kind != "capsule":
-            colx = ET.SubElement(link, "collision", {"name": f"{n}_collision_0"})
-            _origin(colx, prim.pos, quat_to_matrix(prim.quat))
-            geo = ET.SubElement(colx, "geometry")
-            if prim.kind == "box":
-                ET.SubElement(geo, "box", {"size": _f(2 * prim.size)})
-            elif prim.kind == "sphere":
-                ET.SubElement(geo, "sphere", {"radius": _f(prim.size[0])})
-            else:
-                ET.SubElement(geo, "cylinder", {"radius": _f(prim.size[0]), "length": _f(2 * prim.size[1])})
-        else:
-            for k, f in enumerate(o.collision_files()):
-                colx = ET.SubElement(link, "collision", {"name": f"{n}_collision_{k}"})
-                _origin(colx, np.zeros(3), np.eye(3))
-                ET.SubElement(ET.SubElement(colx, "geometry"), "mesh", {"filename": f"assets/{f}"})
+        object_link(robot, o, "assets")
         joint = ET.SubElement(
             robot,
             "joint",
@@ -101,3 +61,51 @@ def urdf_xml(name: str, objects: list[PlacedObject], support: Support) -> str:
         ET.SubElement(joint, "child", {"link": n})
     ET.indent(robot, space="  ")
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
+
+
+def object_link(robot: ET.Element, o: PlacedObject, assets: str) -> ET.Element:
+    """The object's link: inertial (full tensor about the COM), visual (colour, texture) and collision geometry in
+    the object's frame; mesh paths under ``assets``."""
+    n = o.name
+    link = ET.SubElement(robot, "link", {"name": n})
+    mp = o.obj.mass
+    inertial = ET.SubElement(link, "inertial")
+    _origin(inertial, mp.com, np.eye(3))
+    ET.SubElement(inertial, "mass", {"value": f"{mp.mass:.12g}"})
+    i = mp.inertia
+    ET.SubElement(
+        inertial,
+        "inertia",
+        {
+            k: f"{float(v):.12g}"
+            for k, v in zip(
+                ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"),
+                (i[0, 0], i[0, 1], i[0, 2], i[1, 1], i[1, 2], i[2, 2]),
+                strict=True,
+            )
+        },
+    )
+    vis = ET.SubElement(link, "visual", {"name": f"{n}_visual"})
+    _origin(vis, np.zeros(3), np.eye(3))
+    ET.SubElement(ET.SubElement(vis, "geometry"), "mesh", {"filename": f"{assets}/{o.visual_file()}"})
+    mat = ET.SubElement(vis, "material", {"name": f"{n}_color"})
+    ET.SubElement(mat, "color", {"rgba": _f(o.obj.rgba)})
+    if has_colours(o.obj.visual):
+        ET.SubElement(mat, "texture", {"filename": f"{assets}/{texture_file(o.visual_file())}"})
+    prim = o.obj.collision.primitive
+    if prim is not None and prim.kind != "capsule":
+        colx = ET.SubElement(link, "collision", {"name": f"{n}_collision_0"})
+        _origin(colx, prim.pos, quat_to_matrix(prim.quat))
+        geo = ET.SubElement(colx, "geometry")
+        if prim.kind == "box":
+            ET.SubElement(geo, "box", {"size": _f(2 * prim.size)})
+        elif prim.kind == "sphere":
+            ET.SubElement(geo, "sphere", {"radius": _f(prim.size[0])})
+        else:
+            ET.SubElement(geo, "cylinder", {"radius": _f(prim.size[0]), "length": _f(2 * prim.size[1])})
+    else:
+        for k, f in enumerate(o.collision_files()):
+            colx = ET.SubElement(link, "collision", {"name": f"{n}_collision_{k}"})
+            _origin(colx, np.zeros(3), np.eye(3))
+            ET.SubElement(ET.SubElement(colx, "geometry"), "mesh", {"filename": f"{assets}/{f}"})
+    return link

@@ -6,12 +6,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import numpy as np
-
 from real2sim.atomic import dumps_json, write_text
 from real2sim.export.prepare import PlacedObject
-from real2sim.export.urdf import _f, _origin
-from real2sim.transforms import matrix_to_quat, quat_to_matrix
+from real2sim.export.urdf import object_link
+from real2sim.transforms import matrix_to_quat
 
 URDF_DIR = "urdf"
 """Package subfolder of the per-object URDFs."""
@@ -25,36 +23,8 @@ def object_urdf_file(name: str) -> str:
 
 def object_urdf_xml(o: PlacedObject, assets: str = "../assets") -> str:
     """The URDF of one object in its own frame: inertial (full tensor about the COM), visual, collision."""
-    n, mp = o.name, o.obj.mass
-    robot = ET.Element("robot", {"name": n})
-    link = ET.SubElement(robot, "link", {"name": n})
-    inertial = ET.SubElement(link, "inertial")
-    _origin(inertial, mp.com, np.eye(3))
-    ET.SubElement(inertial, "mass", {"value": f"{mp.mass:.12g}"})
-    i = mp.inertia
-    names = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
-    values = (i[0, 0], i[0, 1], i[0, 2], i[1, 1], i[1, 2], i[2, 2])
-    ET.SubElement(inertial, "inertia", {k: f"{float(v):.12g}" for k, v in zip(names, values, strict=True)})
-    vis = ET.SubElement(link, "visual", {"name": f"{n}_visual"})
-    _origin(vis, np.zeros(3), np.eye(3))
-    ET.SubElement(ET.SubElement(vis, "geometry"), "mesh", {"filename": f"{assets}/{o.visual_file()}"})
-    ET.SubElement(ET.SubElement(vis, "material", {"name": f"{n}_color"}), "color", {"rgba": _f(o.obj.rgba)})
-    prim = o.obj.collision.primitive
-    if prim is not None and prim.kind != "capsule":
-        col = ET.SubElement(link, "collision", {"name": f"{n}_collision_0"})
-        _origin(col, prim.pos, quat_to_matrix(prim.quat))
-        geo = ET.SubElement(col, "geometry")
-        if prim.kind == "box":
-            ET.SubElement(geo, "box", {"size": _f(2 * prim.size)})
-        elif prim.kind == "sphere":
-            ET.SubElement(geo, "sphere", {"radius": _f(prim.size[0])})
-        else:
-            ET.SubElement(geo, "cylinder", {"radius": _f(prim.size[0]), "length": _f(2 * prim.size[1])})
-    else:
-        for k, f in enumerate(o.collision_files()):
-            col = ET.SubElement(link, "collision", {"name": f"{n}_collision_{k}"})
-            _origin(col, np.zeros(3), np.eye(3))
-            ET.SubElement(ET.SubElement(col, "geometry"), "mesh", {"filename": f"{assets}/{f}"})
+    robot = ET.Element("robot", {"name": o.name})
+    object_link(robot, o, assets)
     ET.indent(robot, space="  ")
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
 
