@@ -20,24 +20,15 @@ def _xyzw(q_wxyz) -> list[float]:
 
 
 def _import_quietly():
-    """``pybullet``, without the build-time line its C code prints to stdout on import."""
-    import ctypes
-    import os
+    """``pybullet``, without the build-time line its C code prints on import."""
     import sys
+
+    from real2sim.stdio import native_output_silenced
 
     if "pybullet" in sys.modules:
         return sys.modules["pybullet"]
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            import pybullet
-
-            ctypes.CDLL("libc.so.6").fflush(None)  # C stdio buffers the line until exit otherwise
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
+    with native_output_silenced():
+        import pybullet
     return pybullet
 
 

@@ -33,10 +33,14 @@ def newton_checks(usd: Path, bodies: list[Body]) -> list[Check]:
 def _newton_checks(usd: Path, bodies: list[Body]) -> list[Check]:
     """Import with ``ModelBuilder.add_usd``, step with Kamino (Newton's complementarity solver for rigid bodies:
     XPBD lets resting hulls creep by a few mm/s)."""
-    import warp as wp
+    from real2sim.stdio import native_output_silenced
 
-    wp.config.quiet = True
-    import newton
+    with native_output_silenced():  # warp's CUDA-driver warning on a machine without a GPU
+        import warp as wp
+
+        wp.config.quiet = True
+        wp.init()
+        import newton
 
     builder = newton.ModelBuilder()
     newton.solvers.SolverKamino.register_custom_attributes(builder)

@@ -65,3 +65,22 @@ def test_unknown_engine_is_a_config_error():
 
     with pytest.raises(ConfigError, match="engines must be among"):
         ValidateCfg(engines=("isaac",)).validate()
+
+
+def test_validate_json_prints_only_our_output(osd12_package):
+    """`real2sim validate --json` with every engine: valid JSON on stdout, nothing from the engines' own code."""
+    import json
+    import subprocess
+    import sys
+
+    for mod in ("pybullet", "newton", "pxr"):
+        pytest.importorskip(mod)
+    out = subprocess.run(
+        [sys.executable, "-m", "real2sim", "validate", str(osd12_package.path), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    names = [c["name"] for c in json.loads(out.stdout)]
+    assert {"usd physics schema", "newton imports usd", "pybullet rest object_1"} <= set(names)
