@@ -184,25 +184,15 @@ def write_package(pkg: Path, params: list[Resolved], values: np.ndarray, keep: n
 def _write_urdf(urdf: Path, placed: list[tuple[Resolved, float]], edit: PackageEdit) -> None:
     tree = ET.parse(urdf)
     root = tree.getroot()
+    from real2sim.calibration.writeback import urdf_target
+
     for p, v in placed:
-        hit = None
-        if p.kind == "body" and p.attribute == "mass":
-            for link in root.iter("link"):
-                m = link.find("inertial/mass") if link.get("name") == p.element else None
-                if m is not None:
-                    hit, attr, el = m.get("value"), "value", m
-        elif p.kind == "joint" and p.attribute in ("damping", "frictionloss"):
-            for j in root.iter("joint"):
-                if j.get("name") == p.element:
-                    el = j.find("dynamics")
-                    if el is None:
-                        el = ET.SubElement(j, "dynamics")
-                    attr = "damping" if p.attribute == "damping" else "friction"
-                    hit = el.get(attr, "0")
-        if hit is None:
+        target = urdf_target(root, p)
+        if target is None:
             continue
+        el, attr, old = target
         el.set(attr, repr(float(v)))
-        edit.rows.append((p.name, urdf.name, f"{float(hit):.6g}", f"{v:.6g}"))
+        edit.rows.append((p.name, urdf.name, f"{float(old):.6g}", f"{v:.6g}"))
     write_text(
         urdf, '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
     )

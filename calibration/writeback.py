@@ -64,24 +64,32 @@ def calibrated_mjcf(model_path: Path, params: list[Resolved], values: np.ndarray
     return spec.to_xml()
 
 
+def urdf_target(root: ET.Element, p: Resolved) -> tuple[ET.Element, str, str] | None:
+    """Where ``p`` lives in a URDF tree: (element, attribute, current value), or None (a link mass, a joint's
+    damping/friction; a missing ``<dynamics>`` is added). Other parameters exist only in the MJCF."""
+    if p.kind == "body" and p.attribute == "mass":
+        for link in root.iter("link"):
+            m = link.find("inertial/mass") if link.get("name") == p.element else None
+            if m is not None:
+                return m, "value", m.get("value", "0")
+    elif p.kind == "joint" and p.attribute in ("damping", "frictionloss"):
+        for j in root.iter("joint"):
+            if j.get("name") == p.element:
+                dyn = j.find("dynamics")
+                if dyn is None:
+                    dyn = ET.SubElement(j, "dynamics")
+                attr = "damping" if p.attribute == "damping" else "friction"
+                return dyn, attr, dyn.get(attr, "0")
+    return None
+
+
 def calibrated_urdf(urdf_path: Path, params: list[Resolved], values: np.ndarray) -> str:
     """URDF with joint damping/friction and link masses replaced (other parameters only in the MJCF)."""
-    tree = ET.parse(urdf_path)
-    root = tree.getroot()
+    root = ET.parse(urdf_path).getroot()
     for p, v in zip(params, values, strict=True):
-        if p.kind == "joint" and p.attribute in ("damping", "frictionloss"):
-            for j in root.iter("joint"):
-                if j.get("name") == p.element:
-                    dyn = j.find("dynamics")
-                    if dyn is None:
-                        dyn = ET.SubElement(j, "dynamics")
-                    dyn.set("damping" if p.attribute == "damping" else "friction", repr(float(v)))
-        elif p.kind == "body" and p.attribute == "mass":
-            for link in root.iter("link"):
-                if link.get("name") == p.element:
-                    inert = link.find("inertial")
-                    if inert is not None and inert.find("mass") is not None:
-                        inert.find("mass").set("value", repr(float(v)))
+        target = urdf_target(root, p)
+        if target is not None:
+            target[0].set(target[1], repr(float(v)))
     return ET.tostring(root, encoding="unicode") + "\n"
 
 
