@@ -147,7 +147,7 @@ def _inverse_physical(cfg, torque) -> dict:
     from dataclasses import replace
 
     from real2sim.calibration.inertial import is_physical, phi_of
-    from real2sim.calibration.inverse import fit_inverse, id_samples
+    from real2sim.calibration.inverse import id_samples
     from real2sim.calibration.params import apply
     from real2sim.calibration.run import build_problem, make_objective
     from real2sim.calibration.simulate import clone
@@ -158,18 +158,7 @@ def _inverse_physical(cfg, torque) -> dict:
     prob = build_problem(icfg)
     t0 = time.perf_counter()
     s = id_samples(prob.train, wn=0.02, order=3)
-    tr = prob.train[0]
-    values, _ = fit_inverse(
-        prob.model,
-        prob.params,
-        prob.x0,
-        prob.lower,
-        prob.upper,
-        s,
-        tr.joint_names,
-        tr.actuator_names,
-        log_mask=prob.log_mask,
-    )
+    values, _ = prob.fit_inverse(s)
     wall = time.perf_counter() - t0
     wprob = build_problem(replace(cfg, fit=icfg.fit))  # windows initialised exactly as for the other rows
     hold = make_objective(wprob, wprob.holdout, cfg)
@@ -182,17 +171,7 @@ def _inverse_physical(cfg, torque) -> dict:
     # diagnostic only: the same model class fitted on the held-out runs themselves bounds what any fit on
     # other runs can reach there
     s_ho = id_samples(prob.holdout, wn=0.02, order=3)
-    ceiling, _ = fit_inverse(
-        prob.model,
-        prob.params,
-        prob.x0,
-        prob.lower,
-        prob.upper,
-        s_ho,
-        tr.joint_names,
-        tr.actuator_names,
-        log_mask=prob.log_mask,
-    )
+    ceiling, _ = prob.fit_inverse(s_ho)
     return {
         "wall_s": round(wall, 3),
         "holdout_median_window_rmse": float(np.median(eq)),

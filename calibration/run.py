@@ -60,6 +60,18 @@ class Problem:
     notes: list[str]
     model_path: Path | None = None
 
+    def fit_inverse(self, samples, x0: np.ndarray | None = None, **kw):
+        """Inverse-dynamics least squares of all parameters on ``samples`` (``inverse.fit_inverse``), from ``x0``
+        (default: the initial values) within the problem's bounds; returns (values, fit output)."""
+        from real2sim.calibration.inverse import fit_inverse
+
+        tr = self.train[0]
+        x = self.x0 if x0 is None else x0
+        return fit_inverse(
+            self.model, self.params, x, self.lower, self.upper, samples, tr.joint_names, tr.actuator_names,
+            log_mask=self.log_mask, **kw,
+        )  # fmt: skip
+
 
 def build_problem(cfg: CalibrateCfg) -> Problem:
     from real2sim.calibration.delay import estimate_delays
@@ -143,27 +155,15 @@ def _delays_of(prob: Problem, values: np.ndarray) -> np.ndarray:
 def fit_problem(prob: Problem, cfg: CalibrateCfg):
     """Warm start (inverse dynamics) and/or trajectory matching. Returns (values, fit output, objective)."""
     from real2sim.calibration.inertial import fit_physical
-    from real2sim.calibration.inverse import fit_inverse, id_samples
+    from real2sim.calibration.inverse import id_samples
     from real2sim.progress import step
 
     x = prob.x0.copy()
     out = None
-    joints, acts = prob.train[0].joint_names, prob.train[0].actuator_names
     if cfg.method in ("inverse", "inverse+windows") and any(p.kind != "delay" for p in prob.params):
         with step("inverse-dynamics least squares"):
             s = id_samples(prob.train, wn=cfg.velocity_filter_wn, max_samples=4000)
-            x, out = fit_inverse(
-                prob.model,
-                prob.params,
-                x,
-                prob.lower,
-                prob.upper,
-                s,
-                joints,
-                acts,
-                prior_weight=cfg.prior_weight,
-                log_mask=prob.log_mask,
-            )
+            x, out = prob.fit_inverse(s, x, prior_weight=cfg.prior_weight)
     obj = make_objective(prob, prob.train, cfg, cfg.max_windows)
     if cfg.method in ("windows", "inverse+windows"):
         with step(f"trajectory matching over {len(obj.sim.win.start)} windows"):

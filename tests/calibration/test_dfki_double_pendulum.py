@@ -14,7 +14,6 @@ import pytest
 from real2sim.calibration.inertial import is_physical, phi_of
 from real2sim.calibration.inverse import (
     build_regressor,
-    fit_inverse,
     id_samples,
     joint_torques,
     param_jacobian,
@@ -73,17 +72,7 @@ def test_inverse_fit_of_link_inertias_stays_physical(setup) -> None:
     prob = build_problem(replace(cfg, fit=JOINT + ("body:*.mass", "body:*.com", "body:*.inertia")))
     tr = prob.train[0]
     s = id_samples(prob.train, max_samples=2500)
-    values, out = fit_inverse(
-        prob.model,
-        prob.params,
-        prob.x0,
-        prob.lower,
-        prob.upper,
-        s,
-        tr.joint_names,
-        tr.actuator_names,
-        log_mask=prob.log_mask,
-    )
+    values, out = prob.fit_inverse(s)
     assert out.cost_final < 0.8 * out.cost_initial
     m = clone(prob.model)
     apply(m, prob.params, values)
@@ -124,19 +113,7 @@ def test_inverse_fit_reaches_the_least_squares_optimum(setup) -> None:
     s = id_samples(prob.train, max_samples=2500)
     x0, lo, hi = prob.x0, prob.lower, prob.upper
     reg = build_regressor(prob.model, prob.params, x0, s, tr.joint_names, tr.actuator_names)
-    values, out = fit_inverse(
-        prob.model,
-        prob.params,
-        x0,
-        lo,
-        hi,
-        s,
-        tr.joint_names,
-        tr.actuator_names,
-        log_mask=prob.log_mask,
-        reg=reg,
-        robust=False,
-    )
+    values, out = prob.fit_inverse(s, reg=reg, robust=False)
     r0 = regressor_residual(reg, prob.params, x0, x0)
     A = param_jacobian(reg, prob.params, x0)
     rng = np.random.default_rng(0)
