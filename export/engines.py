@@ -17,8 +17,8 @@ from real2sim.transforms import quat_to_matrix
 ENGINES = ("usd", "pybullet", "webots", "newton")
 """Every engine check, in the order they run."""
 EXPORT_ENGINES = ("usd", "webots")
-"""The engine checks export runs (~0.1 s together); PyBullet's (~1 s: +10 % on a 4-object export with a warm
-collision cache) and Newton's (warp kernels, 2 s simulated on the CPU: 15-60 s) run in ``real2sim validate``."""
+"""The engine checks export runs; PyBullet's and Newton's, which cost more, run in ``real2sim validate``
+(docs/engines.md)."""
 CLIENTS = {"usd": "pxr", "pybullet": "pybullet", "webots": "urdf2webots", "newton": "newton"}
 """The module each check needs."""
 LIFT = 0.005

@@ -12,8 +12,7 @@ from real2sim.recon.io.cloud import PointCloud, cloud_from_fields, missing_extra
 
 
 def _check_header(path: Path) -> None:
-    """Refuse counts the file has no room for: laspy walks a 4-million-VLR count for 40 s and allocates a
-    lying point count before it reads."""
+    """Refuse counts the file has no room for, before laspy walks or allocates them (docs/reliability.md)."""
     with open(path, "rb") as f:
         head = f.read(375)
     size = path.stat().st_size
