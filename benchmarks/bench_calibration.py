@@ -26,70 +26,10 @@ if str(ROOT) not in sys.path:
 
 
 def sysid_fit(prob, obj, max_iters: int) -> tuple[np.ndarray, float]:
-    """Plain mujoco.sysid: one measured sequence per window, parameters applied through MjSpec modifiers."""
-    import mujoco
-    from mujoco import sysid
+    """Plain mujoco.sysid on the problem's parameters, bounds and the objective's windows."""
+    from sysid_baseline import sysid_fit as plain_sysid
 
-    win = obj.sim.win
-    spec_path = prob.model_path
-    spec = mujoco.MjSpec.from_file(str(spec_path))
-    joints = prob.train[0].joint_names
-    for j in joints:
-        spec.add_sensor(
-            name=f"{j}_pos",
-            type=mujoco.mjtSensor.mjSENS_JOINTPOS,
-            objtype=mujoco.mjtObj.mjOBJ_JOINT,
-            objname=j,
-        )
-    model = spec.compile()
-    params = sysid.ParameterDict()
-    for p, x0, lo, hi in zip(prob.params, prob.x0, prob.lower, prob.upper, strict=True):
-
-        def modifier(s, par, p=p):
-            v = float(par.value[0])
-            if p.kind == "joint":
-                j = s.joint(p.element)
-                cur = getattr(j, p.attribute)
-                if np.ndim(cur):
-                    arr = np.array(cur, float)
-                    arr[0] = v
-                    setattr(j, p.attribute, arr)
-                else:
-                    setattr(j, p.attribute, v)
-            elif p.kind == "body" and p.attribute == "mass":
-                s.body(p.element).mass = v
-            elif p.kind == "actuator" and p.attribute == "bias":
-                a = s.actuator(p.element)
-                a.biastype = mujoco.mjtBias.mjBIAS_AFFINE
-                b = np.array(a.biasprm, float)
-                b[0] = v
-                a.biasprm = b
-
-        params.add(
-            sysid.Parameter(
-                p.name, nominal=float(x0), min_value=float(lo), max_value=float(hi), modifier=modifier
-            )
-        )
-    names, x0s, ctrls, sensors = [], [], [], []
-    aid = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in prob.train[0].actuator_names]
-    for w, (k, s) in enumerate(zip(win.log_index, win.start, strict=True)):
-        tr = win.trajs[k]
-        sl = slice(s, s + win.length)
-        t = tr.time[sl] - tr.time[s]
-        u = np.zeros((win.length, model.nu))
-        u[:, aid] = tr.ctrl[sl]
-        names.append(f"w{w}")
-        x0s.append(obj.sim.x0[w])
-        ctrls.append(sysid.TimeSeries(t, u))
-        sensors.append(sysid.TimeSeries.from_names(t, tr.qpos[sl], model, [f"{j}_pos" for j in joints]))
-    ms = sysid.ModelSequences("bench", spec, names, x0s, ctrls, sensors)
-    residual_fn = sysid.build_residual_fn(models_sequences=[ms])
-    t0 = time.perf_counter()
-    opt, _ = sysid.optimize(
-        initial_params=params, residual_fn=residual_fn, optimizer="mujoco", verbose=False, max_iters=max_iters
-    )
-    wall = time.perf_counter() - t0
-    return np.array([float(opt[p.name].value[0]) for p in prob.params]), wall
+    return plain_sysid(prob.model_path, prob.params, prob.x0, prob.lower, prob.upper, obj, max_iters)
 
 
 DFKI = ROOT.parent / "shared" / "data" / "robot_logs" / "double_pendulum_c0"

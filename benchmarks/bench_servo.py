@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from sysid_baseline import sysid_fit  # noqa: E402 (this folder is on sys.path)
+
 DATA = ROOT.parent / "shared" / "data" / "robot_logs" / "sts3215_bench"
 G = 9.81
 MENAGERIE = {"kp": 17.8, "damping": 0.60, "armature": 0.028, "frictionloss": 0.052, "forcerange": 3.35}
@@ -119,70 +121,6 @@ def model_for(tmp: Path, mass: float, servo: dict):
     p = tmp / f"bench_{mass}_{abs(hash(tuple(servo.items())))}.xml"
     p.write_text(pendulum_mjcf(mass, servo))
     return mujoco.MjModel.from_xml_path(str(p))
-
-
-def _modifier(p):
-    from real2sim.calibration.params import set_spec_actuator
-
-    def modify(s, par):
-        v = float(par.value[0])
-        if p.kind == "actuator":
-            set_spec_actuator(s.actuator(p.element), p.attribute, v)
-            return
-        j = s.joint(p.element)
-        cur = getattr(j, p.attribute)
-        if np.ndim(cur):
-            arr = np.array(cur, float)
-            arr[0] = v
-            setattr(j, p.attribute, arr)
-        else:
-            setattr(j, p.attribute, v)
-
-    return modify
-
-
-def sysid_fit(model_path: Path, params, x0, lower, upper, obj, max_iters: int) -> tuple[np.ndarray, float]:
-    """Plain mujoco.sysid: one measured sequence per window, parameters applied through MjSpec modifiers."""
-    import mujoco
-    from mujoco import sysid
-
-    win = obj.sim.win
-    spec = mujoco.MjSpec.from_file(str(model_path))
-    joints, acts = win.trajs[0].joint_names, win.trajs[0].actuator_names
-    for j in joints:
-        spec.add_sensor(
-            name=f"{j}_pos",
-            type=mujoco.mjtSensor.mjSENS_JOINTPOS,
-            objtype=mujoco.mjtObj.mjOBJ_JOINT,
-            objname=j,
-        )
-    model = spec.compile()
-    pd = sysid.ParameterDict()
-    for p, v, lo, hi in zip(params, x0, lower, upper, strict=True):
-        pd.add(
-            sysid.Parameter(
-                p.name, nominal=float(v), min_value=float(lo), max_value=float(hi), modifier=_modifier(p)
-            )
-        )
-    names, x0s, ctrls, sensors = [], [], [], []
-    aid = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in acts]
-    for w, (k, s) in enumerate(zip(win.log_index, win.start, strict=True)):
-        tr = win.trajs[k]
-        sl = slice(s, s + win.length)
-        u = np.zeros((win.length, model.nu))
-        u[:, aid] = tr.ctrl[sl]
-        t = tr.time[sl] - tr.time[s]
-        names.append(f"w{w}")
-        x0s.append(obj.sim.x0[w])
-        ctrls.append(sysid.TimeSeries(t, u))
-        sensors.append(sysid.TimeSeries.from_names(t, tr.qpos[sl], model, [f"{j}_pos" for j in joints]))
-    ms = sysid.ModelSequences("servo", spec, names, x0s, ctrls, sensors)
-    fn = sysid.build_residual_fn(models_sequences=[ms])
-    t0 = time.perf_counter()
-    opt, _ = sysid.optimize(
-        initial_params=pd, residual_fn=fn, optimizer="mujoco", verbose=False, max_iters=max_iters
-    )
-    return np.array([float(opt[p.name].value[0]) for p in params]), time.perf_counter() - t0
 
 
 def per_log_models(tmp: Path, trajs, servo: dict) -> list:
@@ -302,7 +240,7 @@ def main(argv=None) -> dict:
         o2, w2, obj2, p2 = fit_windows(base, on, n7, x7, lo7, hi7, 1.0, nfev)
         path = tmp / "sysid_model.xml"
         path.write_text(pendulum_mjcf(0.535, start))
-        v_s, w_s = sysid_fit(path, p2, x7, lo7, hi7, obj2, max_iters=nfev)
+        v_s, w_s = sysid_fit(path, p2, x7, lo7, hi7, obj2, max_iters=nfev, name="servo")
         res["vs_sysid"] = {
             "windows": len(obj2.sim.win.start),
             "real2sim": {"wall_s": w2, "cost": o2.cost_final},

@@ -11,7 +11,8 @@ import numpy as np
 from real2sim.calibration.params import Resolved
 
 
-def _set_spec(spec, p: Resolved, v: float) -> None:
+def set_spec_value(spec, p: Resolved, v: float) -> None:
+    """Write parameter ``p`` = ``v`` into an ``MjSpec`` (the MJCF write-back of ``params.set_value``)."""
 
     if p.kind == "joint":
         j = spec.joint(p.element)
@@ -59,7 +60,7 @@ def calibrated_mjcf(model_path: Path, params: list[Resolved], values: np.ndarray
 
     spec = mujoco.MjSpec.from_file(str(model_path))
     for p, v in zip(params, values, strict=True):
-        _set_spec(spec, p, v)
+        set_spec_value(spec, p, v)
     spec.compile()
     return spec.to_xml()
 
