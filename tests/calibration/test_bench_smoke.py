@@ -3,23 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers.bench import run_bench
 
 
 def test_bench_quick(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_calibration.py"), "--quick", "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    run_bench("bench_calibration.py", "--json", str(out), timeout=120)
     res = json.loads(out.read_text())
     m = res["methods"]
     assert set(m) == {"real2sim", "mujoco.sysid", "initial"}

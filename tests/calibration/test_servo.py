@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_servo as B  # noqa: E402
 
+from tests.helpers.bench import run_bench  # noqa: E402
+
 pytestmark = pytest.mark.skipif(not B.DATA.exists(), reason="shared bench logs not available")
 
 
@@ -75,22 +77,7 @@ def test_enable_switches_actuator_off(tmp_path: Path) -> None:
 
 def test_bench_servo_quick(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "bench_servo.py"),
-            "--quick",
-            "--json",
-            str(out),
-            "--out",
-            str(tmp_path / "dr"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    run_bench("bench_servo.py", "--json", str(out), "--out", str(tmp_path / "dr"), timeout=180)
     res = json.loads(out.read_text())
     assert res["fit"]["cost_final"] < res["fit"]["cost_initial"]
     med = res["median_holdout_rmse"]

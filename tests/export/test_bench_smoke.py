@@ -4,23 +4,15 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers.bench import run_bench
 
 
 def test_bench_export_quick(tmp_path):
     out = tmp_path / "bench.json"
-    r = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_export.py"), "--quick", "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
+    r = run_bench("bench_export.py", "--json", str(out), timeout=120)
     res = json.loads(out.read_text())
     ours = [row for row in res["rows"] if row["tool"] == "real2sim"]
     assert ours and all(row["rests"] and row["compiles"] for row in ours)

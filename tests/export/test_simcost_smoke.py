@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers.bench import run_bench
 
 
 def test_bench_simcost_quick(tmp_path):
     out = tmp_path / "simcost.json"
-    r = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_simcost.py"), "--quick", "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
+    r = run_bench("bench_simcost.py", "--json", str(out), timeout=300)
     rows = json.loads(out.read_text())["rows"]
     assert {row["scene"] for row in rows} == {"sample_ground_truth"}
     assert [row["tool"] for row in rows] == ["real2sim", "r2s+shull"]
