@@ -57,10 +57,24 @@ def sample(ranges: np.ndarray, n: int, seed: int = 0) -> np.ndarray:
     return ranges[:, 0] + rng.random((n, ranges.shape[0])) * (ranges[:, 1] - ranges[:, 0])
 
 
-def band_coverage(ensemble: np.ndarray, measured: np.ndarray) -> tuple[float, float]:
+def residual_std(pred: np.ndarray, measured: np.ndarray) -> np.ndarray:
+    """Per-joint RMS of ``measured - pred`` (arrays (..., nj)): the residual noise the central fit leaves."""
+    r = np.asarray(measured, float) - np.asarray(pred, float)
+    return np.sqrt(np.nanmean(r.reshape(-1, r.shape[-1]) ** 2, axis=0))
+
+
+def band_coverage(
+    ensemble: np.ndarray, measured: np.ndarray, noise_std=0.0, draws: int = 8, seed: int = 0
+) -> tuple[float, float]:
     """(fraction of measured samples inside the ensemble's 5-95 % band, mean band width); ``ensemble`` (S, N, nj),
-    ``measured`` (N, nj)."""
-    lo, hi = np.percentile(ensemble, [5, 95], axis=0)
+    ``measured`` (N, nj). With ``noise_std`` (scalar or per joint) the band is a prediction band: each member
+    plus ``draws`` Gaussian draws of the residual noise (measurement noise and what no parameter explains)."""
+    ens = np.asarray(ensemble, float)
+    sd = np.broadcast_to(np.asarray(noise_std, float), ens.shape[-1:])
+    if np.any(sd > 0):
+        z = np.random.default_rng(seed).standard_normal((ens.shape[0], draws, *ens.shape[1:]))
+        ens = (ens[:, None] + z * sd).reshape(-1, *ens.shape[1:])
+    lo, hi = np.percentile(ens, [5, 95], axis=0)
     inside = (measured >= lo) & (measured <= hi)
     return float(np.mean(inside)), float(np.mean(hi - lo))
 
@@ -93,17 +107,30 @@ def _var(elem: str, attr: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in f"{elem}_{attr}").lower().strip("_")
 
 
-def to_yaml(names: list[str], ranges: np.ndarray, extra: dict | None = None) -> str:
-    """``name: [lo, hi]`` ranges plus the check figures (``extra``) as YAML."""
+def to_yaml(
+    names: list[str], ranges: np.ndarray, extra: dict | None = None, noise: dict | None = None
+) -> str:
+    """``name: [lo, hi]`` ranges, the per-joint observation noise std (``noise``: the fit's residual, part of
+    the prediction band) and the check figures (``extra``) as YAML."""
     import yaml
 
-    doc = {"ranges": {n: [float(r[0]), float(r[1])] for n, r in zip(names, ranges, strict=True)}}
+    doc: dict = {"ranges": {n: [float(r[0]), float(r[1])] for n, r in zip(names, ranges, strict=True)}}
+    if noise:
+        doc["observation_noise_std"] = {k: float(v) for k, v in noise.items()}
     if extra:
         doc["check"] = extra
     return yaml.safe_dump(doc, sort_keys=False)
 
 
-def event_terms(names: list[str], ranges: np.ndarray) -> str:
+def _noise_lines(noise: dict | None, indent: str) -> list[str]:
+    return [
+        f"{indent}# observation noise on joint {j}: Gaussian std {sd:.6g} (the fit's residual; add it to the"
+        " joint-position observation)"
+        for j, sd in (noise or {}).items()
+    ]
+
+
+def event_terms(names: list[str], ranges: np.ndarray, noise: dict | None = None) -> str:
     """A ready Isaac Lab ``EventCfg`` (mode "startup", absolute values, operation "abs") as Python; parameters
     without a standard event term (joint damping, force limits, delays) are listed as comments."""
     lines = [
@@ -134,10 +161,13 @@ def event_terms(names: list[str], ranges: np.ndarray) -> str:
             f'"asset_cfg": SceneEntityCfg("robot", {key}=["{target}"]), '
             f'"{arg}_distribution_params": ({lo:.6g}, {hi:.6g}), "operation": "abs"}})'
         )
-    return "\n".join(lines + (body or ["    pass"])) + "\n"
+    body += _noise_lines(noise, "    ")
+    if all(ln.lstrip().startswith("#") for ln in body):  # a class body of comments only is not Python
+        body.append("    pass")
+    return "\n".join(lines + body) + "\n"
 
 
-def mjlab_event_terms(names: list[str], ranges: np.ndarray) -> str:
+def mjlab_event_terms(names: list[str], ranges: np.ndarray, noise: dict | None = None) -> str:
     """The same ranges as mjlab ``EventTermCfg`` terms (``mdp.randomize_field`` on MuJoCo model fields) as Python;
     actuator gains, force limits and delays (several fields or none) are listed as comments."""
     lines = [
@@ -162,15 +192,15 @@ def mjlab_event_terms(names: list[str], ranges: np.ndarray) -> str:
             f'domain_randomization=True, params={{"asset_cfg": SceneEntityCfg("robot", {key}=["{elem}"]), '
             f'"field": "{field}", "ranges": ({lo:.6g}, {hi:.6g}), "operation": "abs"}}),'
         )
-    return "\n".join([*lines, "}"]) + "\n"
+    return "\n".join([*lines, *_noise_lines(noise, "    "), "}"]) + "\n"
 
 
-def per_log_ranges(
-    prob, cfg, values: np.ndarray, make_objective, k: float = 2.0, prior: float = 0.1, n: int = 32
-):
+def per_log_ranges(prob, cfg, values: np.ndarray, make_objective, prior: float = 0.1, n: int = 32):
     """Ranges from the spread of per-log fits (each warm-started at the joint fit, with a weak log prior towards
-    it), and their check: an ``n``-member ensemble on the held-out windows (or the training windows when there are
-    no held-out logs). Returns ({name: (lo, hi)}, {"coverage", "band_width", "on"})."""
+    it), scaled to cover 90 % of the training windows with the residual noise of the joint fit added (a
+    prediction band), and their check: an ``n``-member ensemble on the held-out windows (or the training windows
+    when there are no held-out logs). Returns ({name: (lo, hi)}, {"coverage", "band_width", "on", "k",
+    "noise_std"})."""
     from real2sim.calibration.fit import fit_bounded
 
     per = []
@@ -179,14 +209,25 @@ def per_log_ranges(
         fun = with_prior(obj, values, prior)
         per.append(fit_bounded(fun, values, prob.lower, prob.upper, prob.log_mask, max_nfev=10).values)
         obj.sim.close()
-    rg = ranges_from_fits(values, np.array(per), prob.lower, prob.upper, k, log=prob.lower > 0)
-    logs = prob.holdout or prob.train
-    obj = make_objective(prob, logs, cfg)
-    qp, _ = obj.predict(sample(rg, n))
+    log = prob.lower > 0
+    train = make_objective(prob, prob.train, cfg, cfg.max_windows)
+    nj = train.sim.meas_q.shape[-1]
+    sd = residual_std(train.predict(values[None])[0][0], train.sim.meas_q)
+
+    def coverage(o, rg):
+        qp, _ = o.predict(sample(rg, n))
+        return band_coverage(qp.reshape(n, -1, nj), o.sim.meas_q.reshape(-1, nj), sd)
+
+    k, rg, _ = scale_to_coverage(
+        values, np.array(per), prob.lower, prob.upper, lambda r: coverage(train, r)[0], log=log
+    )
+    train.sim.close()
+    obj = make_objective(prob, prob.holdout, cfg) if prob.holdout else make_objective(prob, prob.train, cfg)
+    cov, width = coverage(obj, rg)
     obj.sim.close()
-    cov, width = band_coverage(qp.reshape(n, -1), obj.sim.meas_q.reshape(-1))
     names = [p.name for p in prob.params]
-    check = {"coverage": cov, "band_width": width, "on": "holdout" if prob.holdout else "train"}
+    check = {"coverage": cov, "band_width": width, "on": "holdout" if prob.holdout else "train", "k": k}
+    check["noise_std"] = [float(x) for x in sd]
     return {nm: (float(a), float(b)) for nm, (a, b) in zip(names, rg, strict=True)}, check
 
 

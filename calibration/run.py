@@ -288,7 +288,9 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
 
         rand, chk = per_log_ranges(prob, cfg, values, make_objective)
         warnings.append(
-            f"randomisation: {chk['coverage']:.0%} of {chk['on']} samples in the ensemble's 5-95 % band"
+            f"randomisation: {chk['coverage']:.0%} of {chk['on']} samples in the ensemble's 5-95 % band "
+            f"(ranges fit ± {chk['k']:g} × the per-log spread, observation noise std "
+            f"{', '.join(f'{x:.3g}' for x in chk['noise_std'])} added)"
         )
     result = CalibrationResult(
         params=tuple(p.spec for p in prob.params),

@@ -203,3 +203,29 @@ def test_scale_to_coverage_picks_smallest_k_reaching_target() -> None:
     k, rg, seen = R.scale_to_coverage(center, per, lo, hi, lambda r: float(r[0, 1] - r[0, 0]) / 0.5, log=True)
     assert k == 3.0 and seen[3.0] >= 0.9 > seen[2.0]
     assert rg[0, 0] < 1.0 < rg[0, 1]
+
+
+def test_prediction_band_adds_the_residual_noise() -> None:
+    from real2sim.calibration import randomization as R
+
+    rng = np.random.default_rng(1)
+    meas = rng.normal(0.0, 0.02, (4000, 1))  # a perfect model plus measurement noise of std 0.02
+    ens = np.zeros((16, 4000, 1))
+    sd = R.residual_std(ens[0], meas)
+    assert abs(sd[0] - 0.02) < 1e-3
+    assert R.band_coverage(ens, meas)[0] < 0.01  # parameters alone: a zero-width band covers nothing
+    cov, width = R.band_coverage(ens, meas, sd)
+    assert 0.87 < cov < 0.93 and abs(width - 2 * 1.645 * 0.02) < 0.005
+
+
+def test_event_terms_with_noise_are_python() -> None:
+    from real2sim.calibration import randomization as R
+
+    rg = np.array([[0.01, 0.03]])
+    for text in (
+        R.event_terms(["delay:servo"], rg, {"hinge": 0.02}),
+        R.mjlab_event_terms(["delay:servo"], rg),
+    ):
+        compile(text, "events.py", "exec")
+    assert "std 0.02" in R.event_terms(["joint:hinge.armature"], rg, {"hinge": 0.02})
+    assert "observation_noise_std" in R.to_yaml(["delay:servo"], rg, None, {"hinge": 0.02})
