@@ -22,7 +22,7 @@ from real2sim.pipeline.process import ProcessCfg
     out_dir=Opt(("-o", "--out", "--output"), required=True),
 )
 @options(ExecutorCfg, "ray", ray=Opt(metavar="ADDRESS"))
-@options(ProcessCfg, "force")
+@options(ProcessCfg, "force", "calibration_package", calibration_package=Opt(("--package/--no-package",)))
 def command(sessions: tuple[Path, ...], out_dir: Path, ray: str | None, **params: Any) -> None:
     """Reconstruct, export and calibrate from capture session folders; unchanged stages are reused.
 

@@ -54,6 +54,8 @@ class ProcessCfg:
     """Re-run stages even when their inputs and options are unchanged."""
     calibration_max_windows: int | None = None
     """Cap on multiple-shooting windows per calibration (None = all); a faster, coarser fit."""
+    calibration_package: bool = False
+    """Write the calibrated values into this run's package/ (its MJCF, URDF, USD and README), as calibrate --package."""
 
     def validate(self) -> None:
         bad = [s for s in self.stages if s not in STAGES]
@@ -261,6 +263,10 @@ def _calibrate(r: _Runner, s: Session, out: Path) -> None:
         holdout=rb.holdout,
         out_dir=out,
         max_windows=r.cfg.calibration_max_windows,
+        package=r.out / "package" if r.cfg.calibration_package else None,
     )
-    key = stage_key("calibrate", [rb.model, rb.map, *rb.logs, *rb.holdout], hashed_options(cfg))
+    opts = hashed_options(cfg)
+    if cfg.package is not None:  # a re-exported package needs the values written again
+        opts["package"] = r.record.data["stages"].get("export", {}).get("key")
+    key = stage_key("calibrate", [rb.model, rb.map, *rb.logs, *rb.holdout], opts)
     r.run("calibrate", out, key, lambda: CalibrationSummary.of(run_calibrate(cfg)))
