@@ -156,14 +156,16 @@ def fit_windows(base, trajs, names, x0, lower, upper, window_s, max_nfev, prior=
     return out, time.perf_counter() - t0, obj, params
 
 
-def ensemble_check(tmp: Path, keys, ensemble: np.ndarray, logs) -> tuple[float, float]:
-    """Sample-weighted (coverage of the 5-95 % band, band width [rad]) of an ensemble replayed on ``logs``."""
+def ensemble_check(tmp: Path, keys, ensemble: np.ndarray, logs, noise: float = 0.0) -> tuple[float, float]:
+    """Sample-weighted (coverage of the 5-95 % band, band width [rad]) of an ensemble replayed on ``logs``, with
+    Gaussian observation noise of std ``noise`` added to every member (a prediction band)."""
     from real2sim.calibration import randomization as R
     from real2sim.calibration.servo import replay
 
     models = [[per_log_models(tmp, [t], dict(zip(keys, v, strict=False)))[0] for v in ensemble] for t in logs]
     delays = np.stack([ensemble[:, len(keys)], np.zeros(len(ensemble))], axis=1)  # servo delay, emf none
-    cov = [R.band_coverage(q, t.qpos[1:]) for q, t in zip(replay(models, logs, delays), logs, strict=True)]
+    sims = replay(models, logs, delays)
+    cov = [R.band_coverage(q, t.qpos[1:], noise) for q, t in zip(sims, logs, strict=True)]
     n = np.array([t.n - 1 for t in logs], float)
     return float(n @ [c[0] for c in cov] / n.sum()), float(n @ [c[1] for c in cov] / n.sum())
 
@@ -176,6 +178,9 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--sweep", action="store_true", help="also the band of k = 0.5, 2 and of ±10 %% uniform ranges"
+    )
     ap.add_argument(
         "--out", type=Path, help="write randomization.yaml, events_isaaclab.py and events_mjlab.py here"
     )
@@ -213,6 +218,12 @@ def main(argv=None) -> dict:
         r = replay_rmse(per_log_models(tmp, trajs, servo), trajs, np.array([d, 0.0]))
         for t, e in zip(trajs, r, strict=True):
             table.setdefault(Path(t.source).name, {})[label] = round(float(e), 5)
+        if (
+            label == "real2sim"
+        ):  # the residual the fit leaves on its training logs: the prediction band's noise
+            n_tr = np.array([t.n - 1 for t in trajs if any(t is u for u in train)], float)
+            r_tr = np.array([e for e, t in zip(r, trajs, strict=True) if any(t is u for u in train)])
+            noise = float(np.sqrt(n_tr @ r_tr**2 / n_tr.sum()))
         res.setdefault("median_holdout_rmse", {})[label] = float(
             np.median([e for e, t in zip(r, trajs, strict=True) if any(t is u for u in held)])
         )
@@ -266,34 +277,46 @@ def main(argv=None) -> dict:
     per = np.array(per)
     nens = 8 if args.quick else 32
 
-    def check(rg, logs):
-        return ensemble_check(tmp, keys, R.sample(rg, nens), logs)
+    def check(rg, logs, sd=noise):
+        return ensemble_check(tmp, keys, R.sample(rg, nens), logs, sd)
 
     if args.quick:
         k, ranges, tried = 2.0, R.ranges_from_fits(out.values, per, lower, upper, 2.0, log=True), {}
-    else:  # the smallest k whose ensemble covers 90 % of the training logs' samples
+    else:  # the smallest k whose ensemble (with the residual noise) covers 90 % of the training logs' samples
         k, ranges, tried = R.scale_to_coverage(
             out.values, per, lower, upper, lambda rg: check(rg, train)[0], log=True
         )
     rand = {
         "k": k,
+        "noise_std_rad": noise,
         "train_coverage_by_k": tried,
         "ranges": {n: r.tolist() for n, r in zip(names, ranges, strict=True)},
     }
-    for label, rg in (
-        ("data", ranges),
-        ("data_k2", R.ranges_from_fits(out.values, per, lower, upper, 2.0, log=True)),
-        ("uniform_20pct", R.uniform_ranges(out.values, 0.2)),
+    u20 = R.uniform_ranges(out.values, 0.2)
+    for label, rg, sd in (
+        ("data", ranges, noise),  # the prediction band: parameter ranges plus the fit's residual noise
+        ("data_no_noise", ranges, 0.0),
+        ("uniform_20pct", u20, 0.0),
+        ("uniform_20pct_noise", u20, noise),
+        *(
+            (f"{lab}_noise", rg, noise)
+            for lab, rg in (
+                ("data_k0.5", R.ranges_from_fits(out.values, per, lower, upper, 0.5, log=True)),
+                ("data_k2", R.ranges_from_fits(out.values, per, lower, upper, 2.0, log=True)),
+                ("uniform_10pct", R.uniform_ranges(out.values, 0.1)),
+            )
+            if args.sweep
+        ),
     ):
-        cov, width = check(rg, held)
+        cov, width = check(rg, held, sd)
         rand[label] = {"coverage": cov, "band_width_rad": width}
     res["randomization"] = rand
     ranges_check = {k2: v for k2, v in rand.items() if k2 not in ("ranges",)}
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "randomization.yaml").write_text(R.to_yaml(names, ranges, ranges_check))
-        (args.out / "events_isaaclab.py").write_text(R.event_terms(names, ranges))
-        (args.out / "events_mjlab.py").write_text(R.mjlab_event_terms(names, ranges))
+        (args.out / "randomization.yaml").write_text(R.to_yaml(names, ranges, ranges_check, {"hinge": noise}))
+        (args.out / "events_isaaclab.py").write_text(R.event_terms(names, ranges, {"hinge": noise}))
+        (args.out / "events_mjlab.py").write_text(R.mjlab_event_terms(names, ranges, {"hinge": noise}))
     print(json.dumps({k: v for k, v in res.items() if k != "replay_rmse"}, indent=1))
     print(f"{'log':45s} {'menagerie':>10s} {'real2sim':>10s} {'M1':>10s}")
     for n, row in table.items():

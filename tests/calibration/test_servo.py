@@ -83,7 +83,9 @@ def test_bench_servo_quick(tmp_path: Path) -> None:
     med = res["median_holdout_rmse"]
     assert med["real2sim"] < med["menagerie"]
     assert len(res["replay_rmse"]) == 20
-    assert (tmp_path / "dr" / "randomization.yaml").exists()
+    assert "observation_noise_std" in (tmp_path / "dr" / "randomization.yaml").read_text()
+    rand = res["randomization"]  # the fit's residual noise widens the band: it covers more
+    assert rand["data"]["coverage"] > rand["data_no_noise"]["coverage"]
     for f in ("events_isaaclab.py", "events_mjlab.py"):
         text = (tmp_path / "dr" / f).read_text()
         compile(text, f, "exec")  # valid Python
