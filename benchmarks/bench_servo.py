@@ -36,6 +36,7 @@ M1 = {
     "forcerange": 5.510764878546495,
 }  # published/id008/mujoco_params.txt
 FIRMWARE_REF = 32.0
+PIECE_S = 2.0  # the randomisation's spread: fits of pieces this long (three per 6 s log)
 PRIOR = 0.1  # weight of the per-log fits' pull of log(value) towards the joint fit (randomisation spread)  # the published export and the training logs are at firmware Kp 32
 FIT = [
     "actuator:servo.kp",
@@ -259,21 +260,23 @@ def main(argv=None) -> dict:
             "speedup": w_s / w2,
             "cost_ratio": o2.cost_final / max(cost_of(obj2(v_s[None])[0]), 1e-300),
         }
-    # randomisation: spread of per-log fits (warm-started at the joint fit) → ranges; ensemble on held-out logs
-    per = []
+    # randomisation: spread of per-piece fits (warm-started at the joint fit) → ranges; ensemble on held-out logs
+    per, per_log = [], []  # fits of each 2 s piece of each training log (15), and of each whole log (5)
     for t in train:
-        o, *_ = fit_windows(
-            base,
-            [t],
-            names,
-            out.values,
-            lower,
-            upper,
-            1.0,
-            3 if args.quick else 10,
-            prior=(out.values, PRIOR),
-        )
-        per.append(o.values)
+        whole = [] if args.quick else [(t, per_log)]
+        for piece, dest in [*((q, per) for q in R.pieces(t, PIECE_S)), *whole]:
+            o, *_ = fit_windows(
+                base,
+                [piece],
+                names,
+                out.values,
+                lower,
+                upper,
+                1.0,
+                3 if args.quick else 10,
+                prior=(out.values, PRIOR),
+            )
+            dest.append(o.values)
     per = np.array(per)
     nens = 8 if args.quick else 32
 
@@ -296,6 +299,17 @@ def main(argv=None) -> dict:
     for label, rg, sd in (
         ("data", ranges, noise),  # the prediction band: parameter ranges plus the fit's residual noise
         ("data_no_noise", ranges, 0.0),
+        *(
+            [
+                (
+                    "data_per_log_noise",
+                    R.ranges_from_fits(out.values, np.array(per_log), lower, upper, k, True),
+                    noise,
+                )
+            ]
+            if per_log
+            else []
+        ),
         ("uniform_20pct", u20, 0.0),
         ("uniform_20pct_noise", u20, noise),
         *(

@@ -30,6 +30,23 @@ def ranges_from_fits(
     return np.stack([np.maximum(lower, lo), np.minimum(upper, hi)], axis=1)
 
 
+def pieces(tr, seconds: float) -> list:
+    """``tr`` cut into consecutive pieces of about ``seconds`` (the last one absorbs the remainder), each a
+    ``Trajectory`` of its own: per-piece fits sample the spread more often than per-log ones."""
+    from dataclasses import replace
+
+    n = max(1, int(round((tr.time[-1] - tr.time[0]) / seconds)))
+    cuts = np.linspace(0, tr.n, n + 1).round().astype(int)
+    out = []
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+        cut = {
+            k: getattr(tr, k)[a:b] for k in ("qvel", "ctrl", "torque", "enable") if getattr(tr, k) is not None
+        }
+        poses = {k: v[a:b] for k, v in tr.object_poses.items()}
+        out.append(replace(tr, time=tr.time[a:b], qpos=tr.qpos[a:b], object_poses=poses, **cut))
+    return out
+
+
 def with_prior(fun, center: np.ndarray, weight: float):
     """A batched residual with a weak pull towards ``center`` appended (log difference for positive values,
     relative difference otherwise), so that a per-log fit keeps the directions that one log cannot identify at

@@ -231,3 +231,13 @@ def test_event_terms_with_noise_are_python() -> None:
         compile(text, "events.py", "exec")
     assert "std 0.02" in R.event_terms(["joint:hinge.armature"], rg, {"hinge": 0.02})
     assert "observation_noise_std" in R.to_yaml(["delay:servo"], rg, None, {"hinge": 0.02})
+
+
+def test_pieces_cut_a_log_into_consecutive_trajectories(tmp_path: Path) -> None:
+    from real2sim.calibration import randomization as R
+
+    (tr,) = B.load_logs(tmp_path, "lift_and_drop_kp32_m0.535*")
+    parts = R.pieces(tr, 2.0)
+    assert len(parts) == 3 and sum(p.n for p in parts) == tr.n
+    np.testing.assert_array_equal(np.concatenate([p.enable for p in parts]), tr.enable)
+    assert parts[0].enable.all() and not parts[2].enable.any()  # torque off after 2 s
