@@ -212,16 +212,17 @@ def mjlab_event_terms(names: list[str], ranges: np.ndarray, noise: dict | None =
     return "\n".join([*lines, *_noise_lines(noise, "    "), "}"]) + "\n"
 
 
-def per_log_ranges(prob, cfg, values: np.ndarray, make_objective, prior: float = 0.1, n: int = 32):
-    """Ranges from the spread of per-log fits (each warm-started at the joint fit, with a weak log prior towards
-    it), scaled to cover 90 % of the training windows with the residual noise of the joint fit added (a
-    prediction band), and their check: an ``n``-member ensemble on the held-out windows (or the training windows
-    when there are no held-out logs). Returns ({name: (lo, hi)}, {"coverage", "band_width", "on", "k",
-    "noise_std"})."""
+def data_ranges(prob, cfg, values: np.ndarray, make_objective, prior: float = 0.1, n: int = 32):
+    """Ranges from the spread of per-piece fits (each training log cut into pieces of 2 s or two fit windows,
+    each piece fitted warm-started at the joint fit with a weak log prior towards it; the same windows as one
+    per-log fit each, so about the same cost), scaled to cover 90 % of the training windows with the residual
+    noise of the joint fit added (a prediction band), and their check: an ``n``-member ensemble on the held-out
+    windows (or the training windows when there are no held-out logs). Returns ({name: (lo, hi)}, {"coverage",
+    "band_width", "on", "k", "noise_std"})."""
     from real2sim.calibration.fit import fit_bounded
 
     per = []
-    for tr in prob.train:
+    for tr in (q for t in prob.train for q in pieces(t, max(2.0, 2 * cfg.window_s))):
         obj = make_objective(prob, [tr], cfg, cfg.max_windows)
         fun = with_prior(obj, values, prior)
         per.append(fit_bounded(fun, values, prob.lower, prob.upper, prob.log_mask, max_nfev=10).values)

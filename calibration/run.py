@@ -284,12 +284,12 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
         else:
             rand[p.name] = (float(b_lo), float(b_hi))
     if cfg.randomize == "logs" and len(prob.train) > 1:
-        from real2sim.calibration.randomization import per_log_ranges
+        from real2sim.calibration.randomization import data_ranges
 
-        rand, chk = per_log_ranges(prob, cfg, values, make_objective)
+        rand, chk = data_ranges(prob, cfg, values, make_objective)
         warnings.append(
             f"randomisation: {chk['coverage']:.0%} of {chk['on']} samples in the ensemble's 5-95 % band "
-            f"(ranges fit ± {chk['k']:g} × the per-log spread, observation noise std "
+            f"(ranges fit ± {chk['k']:g} × the per-piece spread, observation noise std "
             f"{', '.join(f'{x:.3g}' for x in chk['noise_std'])} added)"
         )
     result = CalibrationResult(
