@@ -1,6 +1,7 @@
-"""Domain-randomisation ranges from the data: the spread of per-log fits around the joint fit, checked by
-simulating the randomised ensemble on held-out logs (fraction of real samples inside the ensemble's 5-95 % band
-and the band's width); written as YAML and as mjlab / Isaac Lab event terms."""
+"""Domain-randomisation ranges from the data: the spread of per-piece (or per-log) fits around the joint fit,
+checked as a prediction band: the randomised ensemble simulated on held-out logs plus the fit's residual noise
+(fraction of real samples inside the band's 5-95 % and its width); written as YAML and as mjlab / Isaac Lab
+event terms."""
 
 from __future__ import annotations
 
