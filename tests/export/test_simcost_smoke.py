@@ -12,7 +12,7 @@ def test_bench_simcost_quick(tmp_path):
     r = run_bench("bench_simcost.py", "--json", str(out), timeout=300)
     rows = json.loads(out.read_text())["rows"]
     assert {row["scene"] for row in rows} == {"sample_ground_truth"}
-    assert [row["tool"] for row in rows] == ["real2sim", "r2s+shull"]
+    assert [row["tool"] for row in rows] == ["real2sim", "r2s-shull"]
     row = rows[0]
     assert row["tool"] == "real2sim" and row["step_us"] > 0 and row["contacts"] > 0
     assert row["pieces"][:2] == ["box", "cylinder"] and len(row["hausdorff_mm"]) == 4
