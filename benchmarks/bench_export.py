@@ -13,7 +13,8 @@ timings (repair, mass, visual, collision, settle, validate, render) are printed 
 
     python benchmarks/bench_export.py [--quick] [--json out.json] [--no-peer] [--only a,b]
 
-``--quick``: one small non-convex mesh, for CI (< 30 s). obj2mjcf is run as a subprocess (``pip install obj2mjcf``);
+An object of more than 8 hulls says why (``why_hulls``: the same collision step capped at 8 hulls, its Hausdorff
+against obj2mjcf's). ``--quick``: one small non-convex mesh, for CI (< 30 s). obj2mjcf is run as a subprocess (``pip install obj2mjcf``);
 it is skipped with a message only when it is not installed.
 """
 
@@ -50,6 +51,34 @@ SURFACE_SAMPLES = 100_000
 """Surface samples (mesh, and each tool's hulls) for the Hausdorff distance; the farthest bulge samples are then
 refined by local ascent (``export.fidelity``). A plain max over samples under-estimates a narrow bulge (bunny hulls:
 4.9 mm at 20,000 samples, 5.5-5.7 mm at 300,000); with the ascent, 100,000 samples give 5.80 mm for three seeds."""
+
+
+FEW_HULLS = 8
+"""Issue #17's bar: an object of more hulls than this says why (``why_hulls``: its fidelity at this many)."""
+
+
+def why_hulls(row: dict, ref: trimesh.Trimesh, peer: dict | None) -> None:
+    """For a row of more than ``FEW_HULLS`` hulls: the same collision step capped at ``FEW_HULLS`` hulls, its
+    Hausdorff (``hausdorff_at_few_mm``), and ``hulls_why``: whether that fidelity would do (no worse than obj2mjcf's
+    hulls of the mesh, else than ``fidelity_tolerance`` x diagonal) or why the object needs its hulls."""
+    from real2sim.export.collision.geometry import collision_geometry
+    from real2sim.export.config import ExportCfg
+    from real2sim.export.fidelity import hull_fidelity
+
+    if row.get("kind") != "hulls" or row.get("hulls", 0) <= FEW_HULLS:
+        return
+    cfg = ExportCfg(workers=1, cache=False, max_hulls=FEW_HULLS)
+    few = hull_fidelity(ref, collision_geometry(ref, cfg).meshes(), samples=SURFACE_SAMPLES).hausdorff * 1e3
+    if peer is not None and "hausdorff_mm" in peer:
+        bar, what = peer["hausdorff_mm"], "obj2mjcf's"
+    else:
+        bar, what = cfg.fidelity_tolerance * float(np.linalg.norm(ref.extents)) * 1e3, "the tolerance's"
+    row["hausdorff_at_few_mm"] = few
+    row["hulls_why"] = (
+        f"needs {row['hulls']}: at {FEW_HULLS} hulls Hausdorff {few:.2f} mm, over {what} {bar:.2f} mm"
+        if few > bar
+        else f"{FEW_HULLS} would do: Hausdorff {few:.2f} mm, within {what} {bar:.2f} mm"
+    )
 
 
 class _Timings(logging.Handler):
@@ -215,6 +244,12 @@ def summarize(rows: list[dict], cold: float) -> dict:
                 verdict[m] = f"tie (IoU {di:+.4f}, within two standard errors {noise:.4f})"
             else:
                 verdict[m] = f"worse (Hausdorff {dh:+.2f} mm, IoU {di:+.4f})"
+                if p.get("in_budget") is False:  # docs/DECISIONS.md, "Fidelity against obj2mjcf"
+                    verdict[m] += (
+                        f"; obj2mjcf over the budget ({p['hulls']} hulls, {p['max_hull_vertices']} vertices)"
+                    )
+                if o.get("kind") not in (None, "hulls"):
+                    verdict[m] += f"; ours a {o['kind']} primitive"
         out["fidelity_vs_peer"] = verdict
     return out
 
@@ -254,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             pair = [ours] + ([run_peer(name, mesh, ref, Path(tmp), a.peer_timeout)] if peer else [])
             add_fidelity(ref, pair)
             mark_budget(pair)
+            why_hulls(ours, ref, pair[1] if peer else None)
             rows += pair
             _table(pair, None)
     summary = summarize(rows, cold)
@@ -317,6 +353,8 @@ def _table(rows: list[dict], summary: dict | None) -> None:
     for r in rows:
         if r["tool"] == "real2sim" and r.get("stages"):
             c.print(f"{r['mesh']} stages [s]: " + ", ".join(f"{k} {v:.2f}" for k, v in r["stages"].items()))
+        if r.get("hulls_why"):
+            c.print(f"{r['mesh']} hulls: {r['hulls_why']}")
     if summary is not None:
         c.print(summary)
 

@@ -7,8 +7,10 @@ ours (same bodies, poses, masses, contact settings: only the collision geoms dif
 collision-to-surface Hausdorff distance. The sample tabletop's ground-truth meshes at their true poses
 (``sample_data/ground_truth.json``: a box and a cylinder primitive, the mug and stone) are the floor.
 
-Row ``r2s+shull``: our scene with each object meeting the support through one geom, the convex hull of its collision
-geoms (a proposal, ``with_support_hull``). ``--quick``: the ground-truth sample tabletop only, ours only (CI smoke). obj2mjcf: ``pip install obj2mjcf``.
+Each object of several pieces meets the support through its support-contact hull (``export.support_contact``);
+row ``r2s-shull``: the same package with those hulls taken out (every piece touches the support). ``x peer``: step
+time against obj2mjcf's in the same scene. ``--quick``: the ground-truth sample tabletop only, ours only (CI
+smoke). obj2mjcf: ``pip install obj2mjcf``.
 """
 
 from __future__ import annotations
@@ -113,11 +115,25 @@ def _run_peer(exe: str, d: Path, name: str, mesh: trimesh.Trimesh, timeout: floa
     return sorted((d / name).glob(f"{name}_collision_*.obj"))
 
 
+def _without_support_hulls(spec) -> None:
+    """Delete the support-contact hulls (``support_contact.GROUP``) and give every collision geom MuJoCo's default
+    classes: each piece touches the support, as in a package without them (and obj2mjcf's)."""
+    from real2sim.export.support_contact import GROUP
+
+    for g in list(spec.geoms):
+        if g.group == GROUP:
+            spec.delete(g)
+        elif g.group == 3:
+            g.contype, g.conaffinity = 1, 1
+
+
 def with_peer_collision(pkg: Path, hulls: dict[str, list[trimesh.Trimesh]]):
-    """Our package's scene with each object's collision geoms (group 3) replaced by ``hulls`` (object frame)."""
+    """Our package's scene with each object's collision geoms (group 3) replaced by ``hulls`` (object frame), and no
+    support-contact hulls (obj2mjcf writes none)."""
     import mujoco
 
     spec = mujoco.MjSpec.from_file(str(pkg / "scene.xml"))
+    _without_support_hulls(spec)
     for body, hs in hulls.items():
         b = spec.body(body)
         cols = [g for g in b.geoms if g.group == 3]
@@ -136,35 +152,12 @@ def with_peer_collision(pkg: Path, hulls: dict[str, list[trimesh.Trimesh]]):
     return spec.compile()
 
 
-def with_support_hull(pkg: Path, bodies: list[str]):
-    """Our scene where each object meets the support through one geom, the convex hull of its collision geoms (a
-    convex support touches a body where its convex hull does), and its own geoms meet only other objects."""
+def without_support_hull(pkg: Path):
+    """Our scene as it was before support-contact hulls: every collision piece touches the support."""
     import mujoco
 
-    from real2sim.export.collision.hulls import convex_hull, limit_points
-
-    model = mujoco.MjModel.from_xml_path(str(pkg / "scene.xml"))
     spec = mujoco.MjSpec.from_file(str(pkg / "scene.xml"))
-    from real2sim.export.validate import _body_geoms, _geom_mesh
-
-    for g in spec.geoms:
-        if g.name == "support":
-            g.contype, g.conaffinity = 2, 2
-    for body in bodies:
-        b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body)
-        cols = _body_geoms(model, b, 3)
-        if len(cols) < 2:
-            continue
-        v = np.vstack([_geom_mesh(model, g).vertices for g in cols])
-        hv, hf = convex_hull(limit_points(v, 64))
-        sb = spec.body(body)
-        proto = next(g for g in sb.geoms if g.group == 3)
-        g = sb.add_geom(type=mujoco.mjtGeom.mjGEOM_MESH, meshname=f"shull_{body}", group=3)
-        spec.add_mesh(name=f"shull_{body}", uservert=hv.ravel().tolist(), userface=hf.ravel().tolist())
-        g.friction, g.condim, g.contype, g.conaffinity, g.mass = list(proto.friction), proto.condim, 2, 0, 0
-        for c in sb.geoms:
-            if c.group == 3 and c.name != "":
-                c.contype, c.conaffinity = 1, 1
+    _without_support_hulls(spec)
     return spec.compile()
 
 
@@ -228,8 +221,8 @@ def run(
     pieces = [k if k != "hulls" else f"{len(ms)} hulls" for ms, k in kinds]
     fid = fidelity(scene, lambda o: _package_collision(pkg, bodies[o.name])[0])
     rows = [{"scene": name, "tool": "real2sim", **ours, "pieces": pieces, "hausdorff_mm": fid}]
-    sh = sim_cost(with_support_hull(pkg, list(bodies.values())), repeat=repeat)
-    rows.append({**rows[0], "tool": "r2s+shull", **sh})
+    sh = sim_cost(without_support_hull(pkg), repeat=repeat)
+    rows.append({**rows[0], "tool": "r2s-shull", **sh})
     if peer:
         hulls = {
             bodies[o.name]: peer_hulls(name, bodies[o.name], o.mesh, peer_dir or work, timeout)
@@ -271,15 +264,19 @@ def main(argv: list[str] | None = None) -> int:
                     name, make, Path(tmp), peer, a.peer_timeout, 1 if a.quick else a.repeat, a.peer_dir
                 )
     floor = next((r for r in rows if r["scene"] == "sample_ground_truth"), None)
-    print(f"{'scene':22} {'tool':9} {'contacts':>8} {'step us':>8} {'x floor':>7}  pieces | Hausdorff mm")
+    peer_us = {r["scene"]: r["step_us"] for r in rows if r["tool"] == "obj2mjcf" and "step_us" in r}
+    print(
+        f"{'scene':22} {'tool':9} {'contacts':>8} {'step us':>8} {'x floor':>7} {'x peer':>6}  pieces | Hausdorff mm"
+    )
     for r in rows:
         if "step_us" not in r:
             print(f"{r['scene']:22} {r['tool']:9} {r.get('note', '')}")
             continue
         x = r["step_us"] / floor["step_us"] if floor else float("nan")
+        xp = r["step_us"] / peer_us.get(r["scene"], float("nan"))
         haus = " ".join(f"{h:.1f}" for h in r["hausdorff_mm"])
         print(
-            f"{r['scene']:22} {r['tool']:9} {r['contacts']:8.1f} {r['step_us']:8.1f} {x:7.2f}  "
+            f"{r['scene']:22} {r['tool']:9} {r['contacts']:8.1f} {r['step_us']:8.1f} {x:7.2f} {xp:6.2f}  "
             f"{', '.join(r['pieces'])} | {haus}"
         )
     if a.json:

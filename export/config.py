@@ -127,6 +127,9 @@ class ExportCfg:
     primitive_tolerance: float = field(default=0.02, metadata=COLLISION)
     """A primitive fits if every surface sample lies within this fraction of the bounding-box diagonal of it and
     the volumes agree within 3x this fraction."""
+    support_hull: bool = True
+    """A dynamic object of several collision pieces meets the support through one more geom, the convex hull of its
+    pieces, and its pieces meet only other objects (fewer contacts; MJCF and USD)."""
     seed: int = field(default=0, metadata=COLLISION)
     """Seed of every random choice (CoACD, surface sampling)."""
     workers: int = 0

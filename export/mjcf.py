@@ -10,6 +10,7 @@ import numpy as np
 from real2sim.export.collision.primitives import mj_geom_type
 from real2sim.export.config import ExportCfg
 from real2sim.export.prepare import PlacedObject
+from real2sim.export.support_contact import GROUP, HULL, PIECES, SUPPORT
 from real2sim.export.visual import has_colours, texture_file
 from real2sim.scene import Support
 from real2sim.transforms import matrix_to_quat
@@ -80,6 +81,7 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
     g.pos, g.quat, g.size = _r(c), _r(q), _r(h)
     g.rgba = [0.55, 0.45, 0.35, 1]
     g.condim = 4
+    g.contype, g.conaffinity = SUPPORT
 
     qpos: list[float] = []
     for o in objects:
@@ -134,6 +136,10 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
                 cg.type = mujoco.mjtGeom.mjGEOM_MESH
                 cg.meshname = cm.name
                 cg.friction = list(o.friction)
+                if o.support_file() is not None:
+                    cg.contype, cg.conaffinity = PIECES
+        if (f := o.support_file()) is not None:
+            _support_geom(spec, body, col, o, f, cfg.max_hull_vertices)
     if qpos:
         k = spec.add_key()
         k.name = "home"
@@ -142,6 +148,19 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
         k = spec.add_key()
         k.name = "home"
     return spec
+
+
+def _support_geom(spec, body, col, o: PlacedObject, file: str, max_vertices: int) -> None:
+    """The object's support-contact hull (``support_contact``): touches the support only."""
+    import mujoco
+
+    m = spec.add_mesh()
+    m.name, m.file, m.maxhullvert = f"{o.name}_support", file, max_vertices
+    g = body.add_geom(col)
+    g.name, g.type, g.meshname = f"{o.name}_support", mujoco.mjtGeom.mjGEOM_MESH, m.name
+    g.group = GROUP
+    g.contype, g.conaffinity = HULL
+    g.friction = list(o.friction)
 
 
 def model_xml(name: str, objects: list[PlacedObject], support: Support, cfg: ExportCfg, folder: Path) -> str:

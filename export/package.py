@@ -56,6 +56,8 @@ def _write_assets(folder: Path, placed: list[PlacedObject]) -> None:
         )
         for f, m in zip(o.collision_files(), meshes, strict=True):
             write_text(folder / "assets" / f, obj_text(m.vertices, m.faces, None, f"{o.name} collision"))
+        if (f := o.support_file()) is not None:
+            write_text(folder / "assets" / f, obj_text(*o.obj.support, None, f"{o.name} support contact"))
 
 
 def _write_engine_files(folder: Path, name: str, placed: list[PlacedObject], support, cfg: ExportCfg) -> None:
@@ -91,6 +93,7 @@ def _manifest(
         "name": name,
         "formats": ",".join(cfg.formats),
         **collision_options(cfg),
+        "support_hull": cfg.support_hull,
         "visual_faces": cfg.visual_faces,
         "timestep": cfg.timestep,
     }

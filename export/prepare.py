@@ -13,6 +13,7 @@ from real2sim.export.collision.shape import Collision
 from real2sim.export.config import ExportCfg
 from real2sim.export.inertia import MassProperties, mass_properties
 from real2sim.export.repair import repair_mesh
+from real2sim.export.support_contact import support_hull
 from real2sim.export.visual import mean_rgba, visual_mesh
 from real2sim.scene import Role
 from real2sim.transforms import quat_to_matrix
@@ -46,6 +47,8 @@ class PreparedObject:
     warnings: tuple[str, ...]
     seconds: tuple[tuple[str, float], ...] = ()
     """Wall time [s] of each step (repair, mass, visual, collision), for profiling; never written to files."""
+    support: tuple[np.ndarray, np.ndarray] | None = None
+    """Support-contact hull (vertices, faces; ``support_contact``), None for one collision piece or when off."""
 
 
 def prepare_object(job: ObjectJob) -> PreparedObject:
@@ -60,8 +63,9 @@ def prepare_object(job: ObjectJob) -> PreparedObject:
     col = collision_geometry(rep.mesh, job.cfg, job.threads)
     t.append(time.perf_counter())
     secs = tuple(zip(("repair", "mass", "visual", "collision"), np.diff(t).tolist(), strict=True))
+    sup = support_hull(col, job.cfg.max_hull_vertices) if job.cfg.support_hull else None
     return PreparedObject(
-        job.name, rep.mesh, vis, mean_rgba(rep.mesh, job.rgba), col, props, rep.warnings, secs
+        job.name, rep.mesh, vis, mean_rgba(rep.mesh, job.rgba), col, props, rep.warnings, secs, sup
     )
 
 
@@ -106,3 +110,7 @@ class PlacedObject:
         if c.primitive is None:
             return [f"{self.name}_collision_{i}.obj" for i in range(len(c.hulls))]
         return [f"{self.name}_collision_0.obj"] if c.primitive.kind == "capsule" else []
+
+    def support_file(self) -> str | None:
+        """The support-contact hull's file: dynamic objects of several pieces (``support_contact``)."""
+        return f"{self.name}_support.obj" if self.role == "dynamic" and self.obj.support is not None else None

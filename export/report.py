@@ -16,7 +16,9 @@ STEPS = (
     "primitive where one fits within tolerance, else CoACD on the decimated mesh within the hull budget",
     "settle dynamic objects: lowest collision point onto the support top, then simulate until every object is at "
     "rest (at most 3 s); the rest poses become the `home` keyframe (objects that move > 1 cm keep their scan pose)",
-    "MJCF with mujoco.MjSpec, URDF with relative mesh paths",
+    "MJCF with mujoco.MjSpec, URDF with relative mesh paths; a dynamic object of several hulls meets the support "
+    "through one more geom, the convex hull of its hulls (MJCF contype/conaffinity, USD collision groups; not in "
+    "URDF), and its hulls meet only other objects",
     "USD with usd-core (UsdPhysics), one URDF per object",
     "validate: compile, load the URDF (MuJoCo, yourdfpy), step, penetration, drift, inertia, budget, fidelity",
     "engines: the USD's physics schema (usd-core), a per-object URDF through urdf2webots (`real2sim validate` "
@@ -43,7 +45,8 @@ def readme_md(info: PackageManifest, checks: tuple[Check, ...]) -> str:
         "- `assets/`: visual meshes (`*_visual.obj`) and collision hulls (`*_collision_<i>.obj`); an object whose"
         " capture had colour (scan points, photos, splat) also has `*_visual.png`, those colours as a"
         " texture on the mesh's UVs (MJCF material, URDF material texture, `*_visual.mtl` for OBJ viewers);"
-        " the others are drawn in one colour",
+        " the others are drawn in one colour; `*_support.obj`: an object's support-contact hull (MJCF geom group 4,"
+        " the only part of it that touches the support)",
         "- `report.html`, `renders/`: checks, a scene overview and pictures of visual vs collision geometry",
         *loading_md(info),
         "",

@@ -2,7 +2,8 @@
 
 Z up, metres, kilograms; ``/<name>`` is the default prim and holds the physics scene, one friction material per
 object, the support (a static box collider) and one Xform per object (``RigidBodyAPI`` + ``MassAPI`` when dynamic)
-with its visual mesh and its collision children (primitives, or convex-hull meshes).
+with its visual mesh and its collision children (primitives, or convex-hull meshes, and a support-contact hull whose
+collision groups match the MJCF's ``contype``/``conaffinity``: ``support_contact``).
 """
 
 from __future__ import annotations
@@ -144,6 +145,8 @@ def build_stage(name: str, objects: list[PlacedObject], support: Support):
     _xform(box.GetPrim(), np.zeros(3), (1, 0, 0, 0), h)
     sup_mat = _material(stage, f"{root}/materials/support", 1.0)
     _collider(box.GetPrim(), sup_mat, mesh=False, guide=False)
+    contact: list[str] = []  # support-contact hulls and the pieces of their objects
+    pieces: list[str] = []
 
     for o in objects:
         n, path = o.name, f"{root}/{o.name}"
@@ -174,7 +177,30 @@ def build_stage(name: str, objects: list[PlacedObject], support: Support):
         else:
             for i, (hv, hf) in enumerate(o.obj.collision.hulls):
                 _collider(_mesh(stage, f"{path}/collision_{i}", hv, hf).GetPrim(), mat, mesh=True)
+        if o.support_file() is not None:
+            _collider(_mesh(stage, f"{path}/support_contact", *o.obj.support).GetPrim(), mat, mesh=True)
+            contact.append(f"{path}/support_contact")
+            pieces += [f"{path}/collision_{i}" for i in range(len(o.obj.collision.hulls))]
+    if contact:
+        _collision_groups(stage, root, f"{root}/support/box", contact, pieces)
     return stage
+
+
+def _collision_groups(stage, root: str, support: str, contact: list[str], pieces: list[str]) -> None:
+    """``support_contact``'s classes as UsdPhysics collision groups: the support-contact hulls collide with the
+    support only (an inverted filter), the pieces of their objects with everything but the support."""
+    from pxr import Sdf, UsdGeom, UsdPhysics
+
+    UsdGeom.Scope.Define(stage, f"{root}/collision_groups")
+    groups = {}
+    for name, paths in (("support", [support]), ("support_contact", contact), ("object_pieces", pieces)):
+        g = UsdPhysics.CollisionGroup.Define(stage, f"{root}/collision_groups/{name}")
+        g.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path(p) for p in paths])
+        groups[name] = g
+    groups["support_contact"].CreateInvertFilteredGroupsAttr().Set(True)
+    groups["support_contact"].CreateFilteredGroupsRel().SetTargets([groups["support"].GetPath()])
+    groups["object_pieces"].CreateFilteredGroupsRel().SetTargets([groups["support"].GetPath()])
+    groups["support"].CreateFilteredGroupsRel().SetTargets([groups["object_pieces"].GetPath()])
 
 
 def write_usd(folder: Path, name: str, objects: list[PlacedObject], support: Support) -> Path:

@@ -21,6 +21,7 @@ from real2sim.export.config import ExportCfg
     "max_hull_vertices",
     "refine_tolerance",
     "fidelity_tolerance",
+    "support_hull",
     "strict",
     "workers",
     "name",

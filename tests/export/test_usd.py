@@ -89,7 +89,9 @@ def test_osd_test12_object_urdfs(osd12_package):
         inertial = u.link_map[n].inertial
         assert inertial.mass == pytest.approx(model.body(n).mass[0], rel=1e-4)
         assert np.allclose(np.linalg.eigvalsh(inertial.inertia), np.sort(model.body(n).inertia), rtol=1e-4)
-        assert len(u.link_map[n].collisions) == sum(model.geom_bodyid == model.body(n).id) - 1
+        assert len(u.link_map[n].collisions) == sum(
+            (model.geom_bodyid == model.body(n).id) & (model.geom_group == 3)
+        )
         assert np.allclose(
             e["xyz"], model.key("home").qpos[7 * int(n[-1]) - 7 : 7 * int(n[-1]) - 4], atol=1e-9
         )
