@@ -20,7 +20,8 @@ ROOM_VOXEL = 0.04
 ROOM_PLANE_DISTANCE = 0.05
 """RANSAC inlier distance [m] of room planes (a Kinect's depth steps are ~7 cm apart at 5 m)."""
 SURFACE_DEPTH = 0.3
-"""Parallel planes closer than this [m] are one surface (a wall split into depth steps, a door in its frame)."""
+"""Planes within 10 deg and closer than this [m] are one surface (a wall split into depth steps, a door in its
+frame)."""
 ROOM_PLANES = 8
 """How many planes the search extracts, largest first."""
 MIN_PLANE_FRACTION = 0.02
@@ -73,9 +74,10 @@ def room_planes(points: np.ndarray, viewpoint: np.ndarray, seed: int) -> tuple[n
         if np.dot(n, viewpoint) + d < 0:
             n, d = -n, -d
         for i, p in enumerate(planes):
-            if np.dot(p.normal, n) > np.cos(np.radians(5)) and abs(p.offset - d) < SURFACE_DEPTH:
+            if np.dot(p.normal, n) > np.cos(np.radians(10)) and abs(p.offset - d) < SURFACE_DEPTH:
                 k = p.count + len(inl)
-                planes[i] = Plane(p.normal, (p.offset * p.count + d * len(inl)) / k, k)
+                m = p.normal * p.count + n * len(inl)
+                planes[i] = Plane(m / np.linalg.norm(m), (p.offset * p.count + d * len(inl)) / k, k)
                 break
         else:
             planes.append(Plane(n, d, len(inl)))

@@ -41,6 +41,8 @@ WALL_BAND = SURFACE_DEPTH / 2
 """Points this close [m] to a wall's surface are the wall (frames, switches, posters, depth steps)."""
 STATIC_MIN_SIZE = 0.1
 """Clusters off the floor smaller than this [m] (largest extent) are dropped as clutter."""
+INSIDE_STATIC = 0.05
+"""A movable thing with more than this share of its points inside a static box is static itself."""
 CLUSTER_TOLERANCE = 2.0 * ROOM_VOXEL
 """Cells of the room grid closer than this [m] belong to the same thing."""
 
@@ -77,10 +79,19 @@ def room_to_scene(
         if box is not None:
             walls.append((*box, on_wall & (lab < 0)))
     w_sensor = None if sensor is None else T[:3, :3] @ sensor + T[:3, 3]
-    dynamic, static = _things(w, np.flatnonzero(free), cfg)
+    movable, static = _things(w, np.flatnonzero(free), cfg)
+    boxes = [b[:2] for b in walls] + [_furniture_box(w[sel]) for sel in static]
     objects: list[SceneObject] = []
-    for k, sel in enumerate(dynamic):
-        objects.append(_dynamic_object(cloud, cfg, w, vidx, sel, w_sensor, f"object_{k + 1}", name))
+    for (
+        sel
+    ) in movable:  # a movable thing inside a static box (under a desk, in a wall's slab) would be thrown out
+        obj = None
+        if not any(_inside_box(w[sel], *b).mean() > INSIDE_STATIC for b in boxes):
+            obj = _dynamic_object(cloud, cfg, w, vidx, sel, w_sensor, f"object_{len(objects) + 1}", name)
+        if obj is None:
+            static.append(sel)
+            continue
+        objects.append(obj)
         lab[sel] = len(objects)
     statics = [(f"wall_{i + 1}", *b) for i, b in enumerate(walls)]
     statics += [
@@ -166,7 +177,7 @@ def _things(
     for grp in np.split(order, bounds):
         sel = idx[grp]
         p = w[sel]
-        z0, z1 = float(p[:, 2].min()), float(np.percentile(p[:, 2], 99))
+        z0, z1 = np.percentile(p[:, 2], [1, 99])
         xy = p[:, :2] @ _yaw_frame(p[:, :2]) if len(p) > 2 else p[:, :2]
         size = max(float(np.ptp(xy[:, 0])), float(np.ptp(xy[:, 1])), z1 - max(z0, 0.0))
         n_cells = len(np.unique(inv[grp]))
@@ -195,6 +206,13 @@ def _furniture_box(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pose, np.array([hi[0] - lo[0], hi[1] - lo[1], max(z1 - z0, ROOM_VOXEL)])
 
 
+def _inside_box(p: np.ndarray, pose: np.ndarray, ext: np.ndarray) -> np.ndarray:
+    """Mask of the points ``p`` more than ``ROOM_VOXEL`` inside the box ``ext`` standing on ``pose``'s origin."""
+    q = (p - pose[:3, 3]) @ pose[:3, :3]
+    q[:, 2] -= ext[2] / 2
+    return (np.abs(q) < ext / 2 - ROOM_VOXEL).all(axis=1)
+
+
 def _mask(n: int, sel: np.ndarray) -> np.ndarray:
     m = np.zeros(n, dtype=bool)
     m[sel] = True
@@ -220,13 +238,16 @@ def _dynamic_object(
     w_sensor: np.ndarray | None,
     name: str,
     source: str,
-) -> SceneObject:
-    """A movable thing standing on the floor, meshed and closed against it as on a tabletop."""
+) -> SceneObject | None:
+    """A movable thing standing on the floor, meshed and closed against it as on a tabletop (None when its mesh
+    does not reach the floor)."""
     obj_pts = w[sel]
     mpts, _ = voxel_downsample(obj_pts, cfg.mesh_voxel)
     view = w_sensor if w_sensor is not None else np.array([*mpts[:, :2].mean(axis=0), mpts[:, 2].max() + 1.0])
     nrm = estimate_normals(mpts, cfg.normal_radius, view)
     mesh_w = mesh_object(mpts, nrm, 0.0, cfg)
+    if mesh_w.bounds[0, 2] > cfg.plane_distance:  # closed above the floor: it does not stand on it
+        return None
     colors = None if cloud.colors is None else cloud.colors[vidx][sel]
     _paint(mesh_w, obj_pts, colors)
     mesh_o, pose = place_object(mesh_w, 0.0)
