@@ -24,6 +24,8 @@ SURFACE_DEPTH = 0.3
 frame)."""
 ROOM_PLANES = 8
 """How many planes the search extracts, largest first."""
+RANSAC_SAMPLE = 8000
+"""Each plane is hypothesised on at most this many grid points (cost), its inliers counted on all."""
 MIN_PLANE_FRACTION = 0.02
 """A plane must hold this share of the coarse grid's points to count as a floor or wall candidate."""
 MIN_ROOM_EXTENT = 2.0
@@ -64,7 +66,7 @@ def room_planes(points: np.ndarray, viewpoint: np.ndarray, seed: int) -> tuple[n
     """The coarse grid and its large planes, normals toward ``viewpoint``; parallel planes a depth step apart
     (one surface split by depth quantisation) are merged."""
     ds, _ = voxel_downsample(points, ROOM_VOXEL)
-    found = _ransac_planes(ds, ROOM_PLANE_DISTANCE, ROOM_PLANES, seed)
+    found = _sampled_ransac_planes(ds, seed)
     planes: list[Plane] = []
     for model, inl in found:
         if len(inl) < max(MIN_PLANE_FRACTION * len(ds), 50):
@@ -82,6 +84,32 @@ def room_planes(points: np.ndarray, viewpoint: np.ndarray, seed: int) -> tuple[n
         else:
             planes.append(Plane(n, d, len(inl)))
     return ds, planes
+
+
+def _sampled_ransac_planes(ds: np.ndarray, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``ROOM_PLANES`` planes, largest first: each hypothesised by RANSAC on at most ``RANSAC_SAMPLE`` of the
+    remaining points, its inliers taken from all of them."""
+    rng = np.random.default_rng(seed)
+    remaining = np.arange(len(ds))
+    out = []
+    for _ in range(ROOM_PLANES):
+        if len(remaining) < 50:
+            break
+        sub = (
+            remaining
+            if len(remaining) <= RANSAC_SAMPLE
+            else np.sort(rng.choice(remaining, RANSAC_SAMPLE, False))
+        )
+        model = _ransac_planes(ds[sub], ROOM_PLANE_DISTANCE, 1, seed)
+        if not model:
+            break
+        m = model[0][0]
+        inl = remaining[np.abs(ds[remaining] @ m[:3] + m[3]) < ROOM_PLANE_DISTANCE * np.linalg.norm(m[:3])]
+        if len(inl) < 3:
+            break
+        out.append((m, inl))
+        remaining = np.setdiff1d(remaining, inl, assume_unique=True)
+    return out
 
 
 def sensor_vertical(points: np.ndarray, sensor: np.ndarray) -> np.ndarray | None:
