@@ -82,9 +82,8 @@ def room_to_scene(
     movable, static = _things(w, np.flatnonzero(free), cfg)
     boxes = [b[:2] for b in walls] + [_furniture_box(w[sel]) for sel in static]
     objects: list[SceneObject] = []
-    for (
-        sel
-    ) in movable:  # a movable thing inside a static box (under a desk, in a wall's slab) would be thrown out
+    # A movable thing inside a static box (under a desk, in a wall's slab) would be thrown out: it stays static.
+    for sel in movable:
         obj = None
         if not any(_inside_box(w[sel], *b).mean() > INSIDE_STATIC for b in boxes):
             obj = _dynamic_object(cloud, cfg, w, vidx, sel, w_sensor, f"object_{len(objects) + 1}", name)
