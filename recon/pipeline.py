@@ -149,6 +149,12 @@ def points_to_scene(
     labels = np.full(len(cloud), -1, dtype=np.int32)
     if object_only:
         return _object_only(cloud, cfg, name, vidx, pts, origins, labels)
+    from real2sim.recon.room_scene import room_to_scene
+
+    # A room scan (floor, walls, furniture) takes its own route (room_scene.py).
+    room = room_to_scene(cloud, cfg, name=name, vidx=vidx, pts=pts, origins=origins, up=up, keep_xy=keep_xy)
+    if room is not None:
+        return room
 
     sensor_mean = None if origins is None else origins.mean(axis=0)
     fit = fit_support(
