@@ -21,9 +21,9 @@ from real2sim.recon.splat import (
     clean_mask,
     colour_mesh,
     decimate_closed,
-    splat_solid_mesh,
     surface_samples,
 )
+from real2sim.recon.splat_solid import splat_solid_mesh
 from real2sim.scene import Scene, SceneObject, Support, save_scene
 
 log = logging.getLogger(__name__)
@@ -104,7 +104,8 @@ def splat_to_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput
     """Clean, sample and mesh an activated splat."""
     cfg.validate()
     scale = 1.0 if cfg.scale is None else float(cfg.scale)
-    kept = clean_mask(splat, cfg.clean)
+    # A solid object keeps the hidden (interior) Gaussians: they lie inside it and help fill it.
+    kept = clean_mask(splat, replace(cfg.clean, drop_hidden=cfg.clean.drop_hidden and not cfg.object_only))
     sub = splat.subset(kept)
     pts, nrm = surface_samples(sub)
     pts = pts * scale
