@@ -15,13 +15,6 @@ from real2sim.errors import StageError
 from real2sim.recon.io.splat import GaussianSplat
 
 
-def ball(radius: int) -> np.ndarray:
-    """Boolean ball structuring element of ``radius`` voxels."""
-    o = np.arange(-radius, radius + 1)
-    x, y, z = np.meshgrid(o, o, o, indexing="ij")
-    return x * x + y * y + z * z <= radius * radius + 0.5
-
-
 def _or_shifted(a: np.ndarray, d: tuple[int, ...], k: int) -> np.ndarray:
     """``a[x] | a[x + k d]`` (beyond the grid: False)."""
     out = a.copy()
@@ -47,6 +40,16 @@ def blocked_directions(occ: np.ndarray) -> np.ndarray:
             k *= 2
         count += hit
     return count
+
+
+def fill_cavities(occ: np.ndarray) -> np.ndarray:
+    """``occ`` with every free region that does not touch the grid's border filled."""
+    from scipy import ndimage
+
+    lab, _ = ndimage.label(~occ)
+    faces = [lab[[0, -1]].ravel(), lab[:, [0, -1]].ravel(), lab[:, :, [0, -1]].ravel()]
+    border = np.unique(np.concatenate(faces))
+    return ~np.isin(lab, border[border > 0])
 
 
 def splat_solid_mesh(
@@ -81,11 +84,13 @@ def splat_solid_mesh(
     ijk = np.clip(np.floor((pts - lo) / h).astype(int), 0, shape - 1)
     occ = np.zeros(shape, dtype=bool)
     occ[tuple(ijk.T)] = True
-    ball_ = ball(close)
-    occ = ndimage.binary_dilation(occ, ball_)
+    reach = np.sqrt(close * close + 0.5)  # the voxel ball of radius ``close``, as a distance
+    # Dilation; the marks stay ``pad`` voxels off the grid's border, so the erosion below sees no border.
+    occ = ndimage.distance_transform_edt(~occ) <= reach
     for _ in range(passes):  # the filled core blocks rays too: channels between it and the shell fill next
         occ = occ | (blocked_directions(occ) >= min_dirs)
-    occ = ndimage.binary_erosion(ndimage.binary_fill_holes(occ), ball_)
+    occ = fill_cavities(occ)
+    occ = ndimage.distance_transform_edt(occ) > reach  # erosion: the dilation undone
     lab, _ = ndimage.label(occ)
     sizes = np.bincount(lab.ravel())
     sizes[0] = 0
