@@ -56,7 +56,7 @@ def splat_solid_mesh(
     splat: GaussianSplat,
     cells: int = 160,
     close_frac: float = 0.025,
-    sigmas: float = 1.5,
+    sigmas: float = 1.0,
     min_dirs: int = 22,
     passes: int = 3,
 ) -> trimesh.Trimesh:
