@@ -32,7 +32,7 @@ class SplatCleanCfg:
     """Floaters: connected groups of Gaussians holding less than this share of the kept ones are dropped."""
     drop_hidden: bool = True
     """Drop Gaussians that are invisible from every direction outside the splat (``visible_mask``): interior
-    Gaussians that training left behind the surface."""
+    Gaussians that training left behind the surface (segmented scenes; a solid object keeps them, inside it)."""
     hidden_transmittance: float = 0.5
     """A Gaussian is visible when some ray from it to the outside keeps at least this transmittance."""
 
@@ -144,48 +144,6 @@ def surface_distance_fraction(mesh: trimesh.Trimesh, points: np.ndarray, tol: fl
     """Share of ``points`` within ``tol`` of the mesh surface."""
     _, d, _ = trimesh.proximity.closest_point(mesh, points)
     return float(np.mean(d <= tol))
-
-
-def splat_solid_mesh(
-    splat: GaussianSplat, cells: int = 160, close_frac: float = 0.025, sigmas: float = 1.5
-) -> trimesh.Trimesh:
-    """Watertight mesh of the solid the Gaussians bound: each Gaussian marks voxels at its centre and at
-    ``± sigmas`` standard deviations along its three axes (its 1σ ellipsoid: wider would move the surface outward
-    off the centres), the occupancy is closed over ``close_frac`` of the largest extent (gaps between
-    neighbouring Gaussians; a physical distance, so the same at any grid), its holes filled, the largest part kept,
-    lightly smoothed and contoured (marching cubes at 0.5). Thin parts joined to the body only by a voxel bridge
-    come out as separate closed shells of the same mesh; specks below 1 % of the volume are dropped."""
-    from scipy import ndimage
-
-    from real2sim.recon.surface import ensure_closed, marching_cubes
-
-    rot = splat.rotation_matrices()
-    offs = [sgn * sigmas * rot[:, :, a] * splat.scales[:, a : a + 1] for a in range(3) for sgn in (-1.0, 1.0)]
-    pts = np.concatenate([splat.means] + [splat.means + o for o in offs])
-    lo, hi = splat.means.min(axis=0), splat.means.max(axis=0)
-    h = float((hi - lo).max()) / cells
-    close = max(1, int(round(close_frac * cells)))
-    pad = close + 3
-    lo = lo - pad * h
-    shape = np.ceil((hi - lo) / h).astype(int) + pad + 1
-    ijk = np.clip(np.floor((pts - lo) / h).astype(int), 0, shape - 1)
-    occ = np.zeros(shape, dtype=bool)
-    occ[tuple(ijk.T)] = True
-    st = ndimage.generate_binary_structure(3, 1)
-    occ = ndimage.binary_closing(occ, st, iterations=close)
-    occ = ndimage.binary_fill_holes(occ)
-    lab, _ = ndimage.label(occ)
-    sizes = np.bincount(lab.ravel())
-    sizes[0] = 0
-    occ = lab == int(np.argmax(sizes))
-    vol = ndimage.gaussian_filter(occ.astype(np.float64), 1.0)
-    v, f = marching_cubes(0.5 - vol)  # negative inside
-    if len(f) == 0:
-        raise StageError("splat meshing produced no surface")
-    mesh = trimesh.Trimesh(lo + (v + 0.5) * h, f, process=True)
-    if mesh.volume < 0:
-        mesh.invert()
-    return ensure_closed(drop_specks(mesh))
 
 
 def drop_specks(mesh: trimesh.Trimesh, min_fraction: float = 0.01) -> trimesh.Trimesh:

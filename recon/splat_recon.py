@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from real2sim.errors import ConfigError
+from real2sim.errors import ConfigError, StageError
 from real2sim.provenance import Provenance
 from real2sim.recon.io.splat import GaussianSplat, read_splat
 from real2sim.recon.splat import (
@@ -21,9 +21,9 @@ from real2sim.recon.splat import (
     clean_mask,
     colour_mesh,
     decimate_closed,
-    splat_solid_mesh,
     surface_samples,
 )
+from real2sim.recon.splat_solid import splat_solid_mesh
 from real2sim.scene import Scene, SceneObject, Support, save_scene
 
 log = logging.getLogger(__name__)
@@ -76,6 +76,8 @@ class SplatReconOutput:
     world_from_splat: np.ndarray
     kept: np.ndarray
     splat: GaussianSplat
+    solid: bool = False
+    """Meshed as one solid object (``object_only``, or the scene route found no support or no object)."""
 
 
 def rest_pose(mesh, keep_within_deg: float = 15.0) -> np.ndarray:
@@ -101,50 +103,70 @@ def rest_pose(mesh, keep_within_deg: float = 15.0) -> np.ndarray:
 
 
 def splat_to_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput:
-    """Clean, sample and mesh an activated splat."""
+    """Clean and mesh an activated splat: a segmented scene on its support, or (``object_only``, or when the
+    scene route finds no support or no object) one solid object."""
     cfg.validate()
+    if not cfg.object_only:
+        try:
+            return _segmented_scene(splat, cfg)
+        except StageError as exc:
+            log.warning("%s; meshing the splat as one solid object", exc)
+    return _solid_object(splat, cfg)
+
+
+def _solid_object(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput:
+    """One solid object set down at rest on z = 0; the hidden (interior) Gaussians are kept: they lie inside it."""
+    scale = 1.0 if cfg.scale is None else float(cfg.scale)
+    kept = clean_mask(splat, replace(cfg.clean, drop_hidden=False))
+    sub = splat.subset(kept)
+    name = Path(splat.source).name or "splat"
+    pts = sub.means * scale
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    shift = np.array([-0.5 * (lo[0] + hi[0]), -0.5 * (lo[1] + hi[1]), -lo[2]])
+    w = pts + shift
+    solid = GaussianSplat(w, sub.scales * scale, sub.rotations, sub.opacities, sub.colors, splat.source)
+    mesh = splat_solid_mesh(solid, cells=cfg.object_cells)
+    mesh = decimate_closed(mesh, cfg.max_triangles)
+    mesh = colour_mesh(mesh, w, sub.colors)
+    rest = rest_pose(mesh)
+    mesh.apply_transform(rest)
+    rgb = np.median(sub.colors, axis=0)
+    obj = SceneObject(
+        name="object_1", mesh=mesh, density=cfg.density,
+        rgba=(round(float(rgb[0]), 4), round(float(rgb[1]), 4), round(float(rgb[2]), 4), 1.0),
+        source=f"{name}#object",
+    )  # fmt: skip
+    world_from_splat = np.eye(4)
+    world_from_splat[:3, :3] *= scale
+    world_from_splat[:3, 3] = shift
+    world_from_splat = rest @ world_from_splat
+    scene = Scene(Support("plane", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0)), (obj,), {name: world_from_splat})
+    return SplatReconOutput(scene, world_from_splat, kept, splat, solid=True)
+
+
+def _segmented_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput:
+    """Oriented surface samples of the visible Gaussians through the point-cloud path (support, segmentation)."""
+    from real2sim.recon.io import PointCloud
+    from real2sim.recon.pipeline import points_to_scene
+    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+
     scale = 1.0 if cfg.scale is None else float(cfg.scale)
     kept = clean_mask(splat, cfg.clean)
     sub = splat.subset(kept)
     pts, nrm = surface_samples(sub)
-    pts = pts * scale
     name = Path(splat.source).name or "splat"
-    if cfg.object_only:
-        lo, hi = pts.min(axis=0), pts.max(axis=0)
-        shift = np.array([-0.5 * (lo[0] + hi[0]), -0.5 * (lo[1] + hi[1]), -lo[2]])
-        w = pts + shift
-        solid = GaussianSplat(w, sub.scales * scale, sub.rotations, sub.opacities, sub.colors, splat.source)
-        mesh = splat_solid_mesh(solid, cells=cfg.object_cells)
-        mesh = decimate_closed(mesh, cfg.max_triangles)
-        mesh = colour_mesh(mesh, w, sub.colors)
-        rest = rest_pose(mesh)
-        mesh.apply_transform(rest)
-        rgb = np.median(sub.colors, axis=0)
-        obj = SceneObject(
-            name="object_1", mesh=mesh, density=cfg.density,
-            rgba=(round(float(rgb[0]), 4), round(float(rgb[1]), 4), round(float(rgb[2]), 4), 1.0),
-            source=f"{name}#object",
-        )  # fmt: skip
-        world_from_splat = np.eye(4)
-        world_from_splat[:3, :3] *= scale
-        world_from_splat[:3, 3] = shift
-        world_from_splat = rest @ world_from_splat
-        scene = Scene(Support("plane", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0)), (obj,), {name: world_from_splat})
-    else:
-        from real2sim.recon.io import PointCloud
-        from real2sim.recon.pipeline import points_to_scene
-        from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-
-        pc_cfg = replace(PointCloudReconCfg(), mesh_max_cells=cfg.mesh_max_cells, max_triangles=cfg.max_triangles,
-                         density=cfg.density).validate()  # fmt: skip
-        out = points_to_scene(
-            PointCloud(pts, colors=sub.colors, normals=nrm, source=name), pc_cfg, input_name=name
-        )
-        s = np.eye(4)
-        s[:3, :3] *= scale
-        world_from_splat = out.world_from_input @ s
-        scene = replace(out.scene, world_from_input={name: world_from_splat})
-    return SplatReconOutput(scene, world_from_splat, kept, splat)
+    pc_cfg = replace(PointCloudReconCfg(), mesh_max_cells=cfg.mesh_max_cells, max_triangles=cfg.max_triangles,
+                     density=cfg.density).validate()  # fmt: skip
+    out = points_to_scene(
+        PointCloud(pts * scale, colors=sub.colors, normals=nrm, source=name), pc_cfg, input_name=name
+    )
+    if not out.scene.objects:
+        raise StageError(f"{name}: no object found on the support")
+    s = np.eye(4)
+    s[:3, :3] *= scale
+    world_from_splat = out.world_from_input @ s
+    scene = replace(out.scene, world_from_input={name: world_from_splat})
+    return SplatReconOutput(scene, world_from_splat, kept, splat, solid=False)
 
 
 def run_recon_splat(cfg: SplatReconCfg) -> SplatReconOutput:
@@ -155,6 +177,7 @@ def run_recon_splat(cfg: SplatReconCfg) -> SplatReconOutput:
     opts = {
         "scale": cfg.scale,
         "object_only": cfg.object_only,
+        "solid_object": out.solid,
         "min_opacity": cfg.clean.min_opacity,
         "mesh_max_cells": cfg.mesh_max_cells,
         "object_cells": cfg.object_cells,
@@ -162,7 +185,7 @@ def run_recon_splat(cfg: SplatReconCfg) -> SplatReconOutput:
         "gaussians": len(splat),
     }
     steps = ("read splat", "activate", "remove transparent/oversized/floating Gaussians", "surface samples",
-             "segment + mesh" if not cfg.object_only else "mesh object")  # fmt: skip
+             "mesh solid object" if out.solid else "segment + mesh")  # fmt: skip
     scene = replace(out.scene, provenance=Provenance.for_inputs([cfg.input], steps, opts))
     if cfg.out_dir is not None:
         save_scene(scene, cfg.out_dir)

@@ -1,15 +1,16 @@
-"""The real toy-cat splat (`recon splat --object-only`): a watertight mesh that the kept opaque Gaussians lie on,
-hidden interior Gaussians found, and its export resting stably in MuJoCo."""
+"""The real toy-cat splat (`recon splat --object-only`): a solid, watertight mesh scored against all its opaque
+Gaussians (not only those kept), hidden interior Gaussians found, and its export resting stably in MuJoCo with the
+mass of that solid."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-import trimesh
 
 from real2sim.recon.io.splat import GaussianSplat
-from real2sim.recon.splat import visible_mask
+from real2sim.recon.splat import SplatCleanCfg, visible_mask
 from real2sim.recon.splat_recon import SplatReconCfg, run_recon_splat
+from real2sim.recon.splat_score import score_solid
 
 pytestmark = pytest.mark.slow  # one reconstruction (~30 s) and one export of the toy cat
 
@@ -22,19 +23,18 @@ def cat(shared_data, tmp_path_factory):
     return out, res
 
 
-def test_cat_mesh_is_watertight_and_on_the_gaussians(cat):
+def test_cat_is_a_solid_on_all_opaque_gaussians(cat):
     _, res = cat
     (obj,) = res.scene.objects
     mesh = obj.mesh_in_world()
-    assert mesh.is_watertight and mesh.volume > 0
     w = res.world_from_splat
-    opaque = res.splat.opacities >= 0.5
-    kept = res.kept & opaque
-    assert kept.sum() >= 0.7 * opaque.sum()  # hidden / floating Gaussians are a minority
-    centres = res.splat.means[kept] @ w[:3, :3].T + w[:3, 3]
-    _, d, _ = trimesh.proximity.closest_point(mesh, centres)
-    frac = float(np.mean(d <= 0.02 * mesh.extents[2]))
-    assert frac >= 0.95, frac
+    opaque = res.splat.opacities >= SplatCleanCfg().min_opacity  # all of them, kept or not
+    assert res.kept[opaque].mean() >= 0.9  # floaters and oversized Gaussians are a minority
+    sc = score_solid(mesh, res.splat.means[opaque] @ w[:3, :3].T + w[:3, 3])
+    assert sc.watertight and sc.genus <= 2, sc
+    assert sc.coverage >= 0.95, sc  # inside the solid or within 2 % of its height of the surface
+    assert sc.hull_ratio >= 0.4, sc  # filled, not a thin shell
+    assert sc.precision >= 0.6, sc  # and not bloated: the surface stays near the Gaussians
 
 
 def test_cat_export_rests_stably(cat, tmp_path):
@@ -43,12 +43,19 @@ def test_cat_export_rests_stably(cat, tmp_path):
     from real2sim.export.validate import validate_package
     from real2sim.scene import load_scene
 
-    out, _ = cat
+    out, res = cat
+    (obj,) = res.scene.objects
+    assert obj.mass is None and obj.density == SplatReconCfg().density  # mass = density x the solid's volume
     export_scene(load_scene(out), tmp_path / "pkg", ExportCfg(scene_dir=out, out_dir=tmp_path / "pkg"))
     checks = {c.name: c for c in validate_package(tmp_path / "pkg")}
     drift = [c for n, c in checks.items() if n.startswith("rest drift")]
     assert drift and all(c.passed for c in drift), drift
     assert all(c.passed for c in checks.values()), [c for c in checks.values() if not c.passed]
+    import mujoco
+
+    model = mujoco.MjModel.from_xml_path(str(tmp_path / "pkg" / "scene.xml"))
+    volume = obj.mesh_in_world().volume
+    assert abs(model.body_mass[1:].sum() - obj.density * volume) <= 0.02 * obj.density * volume
 
 
 def test_hidden_gaussians_inside_a_shell_are_found():
