@@ -32,7 +32,8 @@ class SfmCfg:
     intrinsics: tuple[float, ...] | None = None
     """Known camera parameters in ``camera_model``'s order (e.g. PINHOLE: fx, fy, cx, cy [px]); kept fixed."""
     shared_intrinsics: bool | None = None
-    """One camera for all images; None: yes when all images have the same size."""
+    """One camera for all images (True), one per image (False); None: one per image size and EXIF camera setting
+    (make, model, focal length; an EXIF focal length is the camera's prior)."""
     matching: Literal["auto", "exhaustive", "sequential"] = "auto"
     """auto: exhaustive up to ``exhaustive_max`` images, sequential (video frames in name order) above."""
     exhaustive_max: int = 150
@@ -160,6 +161,14 @@ class SfmResult:
     @property
     def registered(self) -> tuple[str, ...]:
         return tuple(n for n in self.images if n in self.cam_from_world)
+
+
+def read_image(path: Path, grey: bool = False) -> np.ndarray | None:
+    """The stored pixels (BGR or grey) as COLMAP reads them: an EXIF orientation tag is not applied."""
+    import cv2
+
+    flags = cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR
+    return cv2.imread(str(path), flags | cv2.IMREAD_IGNORE_ORIENTATION)
 
 
 def list_images(image_dir: Path) -> list[str]:
