@@ -44,7 +44,7 @@ class MvsCfg:
     """Largest angle [deg] between a pair's baseline and either image plane (forward motion rectifies badly)."""
     min_shared_points: int = 30
     """Fewest sparse points a stereo partner must share with the reference view."""
-    block_size: int = 5
+    block_size: int = 7
     """SGBM matching block side [px] (odd)."""
     uniqueness: int = 10
     """SGBM uniqueness ratio [%]: the best match must beat the second best by this margin."""
@@ -54,8 +54,9 @@ class MvsCfg:
     """TSDF truncation distance in voxels."""
     max_views: int = 0
     """Reference views used (evenly spread); 0: all registered views."""
-    min_texture: float = 3.0
-    """Grey-level standard deviation in a matching block below which a pixel counts as textureless (no depth)."""
+    min_texture: float = 1.0
+    """Grey-level standard deviation in a matching block below which a pixel counts as textureless (no depth); low
+    enough to keep the faint grain of a white table."""
     min_weight: float = 2.0
     """Fused points keep voxels observed by at least this many depth maps (TSDF weight)."""
     max_disparities: int = 256

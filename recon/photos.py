@@ -124,6 +124,14 @@ def median_view_depth(sfm: SfmResult) -> float:
     return float(np.median(depths)) if depths else 1.0
 
 
+def camera_up(sfm: SfmResult, world_from_sfm: np.ndarray) -> np.ndarray:
+    """Gravity-up estimate: the mean of the cameras' image-up directions (hand-held photos are taken upright; their
+    tilts toward the scene cancel around it), in the frame of ``world_from_sfm``."""
+    ups = np.array([-sfm.cam_from_world[n][1, :3] for n in sfm.registered]) @ world_from_sfm[:3, :3].T
+    up = ups.mean(0)
+    return up / np.linalg.norm(up)
+
+
 def _report(sfm: SfmResult, est: ScaleEstimate | None, dense: str) -> dict:
     return {"images": len(sfm.images), "registered": len(sfm.registered), "mapper": sfm.mapper,
             "unregistered": dict(sfm.unregistered), "warnings": list(sfm.warnings),
@@ -172,7 +180,7 @@ def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
             ext = float(np.ptp(pts, axis=0).max())
             pc_cfg = replace(pc_cfg, normal_radius=ext / 15, mesh_voxel=ext / 100).validate()
         out = points_to_scene(cloud, pc_cfg, object_only=cfg.object_only, input_name=Path(cfg.image_dir).name,
-                              timings=sfm.timings)  # fmt: skip
+                              up=camera_up(sfm, world_from_sfm), timings=sfm.timings)  # fmt: skip
         world_from_sfm = out.world_from_input @ world_from_sfm
         steps = ("sfm", "scale", f"dense ({dense})", "segment + mesh")
         prov = Provenance.for_inputs([cfg.image_dir / n for n in sfm.images], steps, {

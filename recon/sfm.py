@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 
 from real2sim.errors import ConfigError, InputError, StageError
+from real2sim.recon.align import orbit_warning
 from real2sim.recon.colmap_features import db_stats, extract_and_match
 
 log = logging.getLogger(__name__)
@@ -39,8 +40,11 @@ class SfmCfg:
     exhaustive_max: int = 150
     """Largest set matched exhaustively under ``matching="auto"``."""
     mapper: Literal["auto", "global", "incremental"] = "auto"
-    """auto / global: global (GLOMAP) first, incremental as fallback when it fails or leaves images unregistered;
-    incremental: the other way round."""
+    """global: global (GLOMAP) first, incremental as fallback when it fails or leaves images unregistered;
+    incremental: the other way round; auto: incremental up to ``incremental_max`` images (robust on small sets with
+    repeated texture), global above."""
+    incremental_max: int = 300
+    """Largest set mapped incrementally first under ``mapper="auto"``."""
     max_features: int = 2048
     """SIFT features per image."""
     max_image_size: int = 1600
@@ -227,31 +231,6 @@ def _reason(name: str, kp: dict, pairs: dict, best: dict, other_models: dict[str
     return f"too weakly connected to register (best pair {best.get(name, 0)} inlier matches)"
 
 
-def _orbit_warning(cams: dict[str, np.ndarray], cfg: SfmCfg) -> str | None:
-    """Warn when all relative rotations share one axis (orbit / turntable) and intrinsics were self-calibrated."""
-    if cfg.intrinsics is not None or len(cams) < 4:
-        return None
-    rots = [c[:3, :3] for c in cams.values()]
-    axes = []
-    for r in rots[1:]:
-        rel = r.T @ rots[0]  # world-frame relative rotation
-        w = np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
-        if np.linalg.norm(w) > 0.05:
-            axes.append(w / np.linalg.norm(w))
-    if len(axes) < 3:
-        return None
-    a = np.array(axes)
-    a *= np.sign(a @ a[0])[:, None]
-    spread = np.degrees(np.arccos(np.clip(np.abs(a @ a.mean(0) / np.linalg.norm(a.mean(0))), -1, 1))).max()
-    if spread < 5.0:
-        return (
-            "camera path is an orbit about one axis (a critical motion for self-calibration): the principal point "
-            "is not observable and every camera may carry the same small orientation offset; pass known "
-            "intrinsics (--intrinsics) for accurate orientations"
-        )
-    return None
-
-
 def run_sfm(image_dir: str | Path, cfg: SfmCfg = SfmCfg(), work_dir: str | Path | None = None) -> SfmResult:
     """Reconstruct camera poses and sparse points for the images in ``image_dir``.
 
@@ -275,7 +254,10 @@ def run_sfm(image_dir: str | Path, cfg: SfmCfg = SfmCfg(), work_dir: str | Path 
             raise InputError(
                 image_dir, "no two images overlap (no verified feature matches); photos must overlap"
             )
-        order = ["incremental", "global"] if cfg.mapper == "incremental" else ["global", "incremental"]
+        first = cfg.mapper
+        if first == "auto":
+            first = "incremental" if len(names) <= cfg.incremental_max else "global"
+        order = ["incremental", "global"] if first == "incremental" else ["global", "incremental"]
         rec, used, all_recs = None, "", {}
         t = time.perf_counter()
         for m in order:
@@ -326,7 +308,7 @@ def _result(image_dir, names, rec, all_recs, used, timings, cfg, kp, pairs, best
             if img.has_pose:
                 other[img.name] = r.num_reg_images()
     unreg = {n: _reason(n, kp, pairs, best, other) for n in names if n not in cams}
-    warnings = tuple(w for w in (_orbit_warning(cams, cfg),) if w)
+    warnings = tuple(w for w in (orbit_warning(cams, cfg.intrinsics is not None),) if w)
     return SfmResult(
         image_dir=image_dir,
         images=tuple(names),

@@ -116,3 +116,24 @@ def reference_views(data: Path, factor: float = 2 / 3) -> tuple[dict, np.ndarray
         views[img.name] = View(img.name, k, np.zeros(5), m[:, :3], m[:, 3], size)
         seen[img.name] = {index[p.point3D_id] for p in img.points2D if p.has_point3D()}
     return views, np.array([rec.points3D[p].xyz for p in ids], dtype=float), seen
+
+
+def evaluate_mouse_scene(scene_dir: Path, data: Path) -> dict:
+    """A ``recon photos`` output of mouse_table against the author's model: pose errors after a similarity
+    alignment of the camera centres, object count, watertightness, and each object's sorted extents (in the
+    author's table frame, after the same alignment) over those of the author's sparse points on the mouse."""
+    import json
+
+    from real2sim.scene import load_scene
+
+    ref, pts = reference_model(data)
+    cams = {c["file"]: np.asarray(c["cam_from_world"]) for c in json.loads((scene_dir / "cameras.json").read_text())["cameras"]}  # fmt: skip
+    sim, poses = align_to_reference(cams, ref)
+    frame = mouse_frame(ref, pts)
+    ref_ext = extents_in(frame, frame["points"], robust=True)
+    objects = []
+    for ob in load_scene(scene_dir).objects:
+        ext = extents_in(frame, sim.apply(ob.mesh_in_world().vertices), robust=False)
+        objects.append({"name": ob.name, "watertight": bool(ob.mesh.is_watertight),
+                        "extents_over_ref": [round(float(x), 3) for x in ext / ref_ext]})  # fmt: skip
+    return {"registered": len(cams), "poses": poses, "objects": objects, "ref_extents": ref_ext.tolist()}
