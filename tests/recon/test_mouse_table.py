@@ -67,6 +67,19 @@ def test_camera_groups_by_size_and_exif_focal(mouse, tmp_path):
         [[PORTRAIT], sorted([LANDSCAPE, "0B1E85587C5F1E4DF86B78A398187918.jpg"]), ["exif.jpg"]]
     )
     assert camera_groups(d, names, True) == [names] and len(camera_groups(d, names, False)) == 4
+    import pycolmap
+
+    from real2sim.recon.colmap_features import _extract
+
+    _extract(d, ["exif.jpg", LANDSCAPE], tmp_path / "db.db", SfmCfg(max_image_size=320, max_features=200), 0)
+    db = pycolmap.Database.open(str(tmp_path / "db.db"))
+    cams = sorted(db.read_all_cameras(), key=lambda c: c.has_prior_focal_length)
+    db.close()
+    # 26 mm (35 mm equivalent, 43.27 mm diagonal) on a 1600 px diagonal; no EXIF: COLMAP's 1.2 x the longer side
+    assert cams[1].has_prior_focal_length and cams[1].focal_length == pytest.approx(
+        26 / 43.27 * 1600, rel=1e-3
+    )
+    assert not cams[0].has_prior_focal_length and cams[0].focal_length == pytest.approx(1.2 * 1280)
 
 
 @pytest.mark.slow
