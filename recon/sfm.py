@@ -41,8 +41,8 @@ class SfmCfg:
     """Largest set matched exhaustively under ``matching="auto"``."""
     mapper: Literal["auto", "global", "incremental"] = "auto"
     """global: global (GLOMAP) first, incremental as fallback when it fails or leaves images unregistered;
-    incremental: the other way round; auto: incremental up to ``incremental_max`` images (robust on small sets with
-    repeated texture), global above."""
+    incremental: incremental first, global when it fails or registers under half of the images; auto: incremental
+    up to ``incremental_max`` images (robust on small sets with repeated texture), global above."""
     incremental_max: int = 300
     """Largest set mapped incrementally first under ``mapper="auto"``."""
     max_features: int = 2048
@@ -271,7 +271,10 @@ def run_sfm(image_dir: str | Path, cfg: SfmCfg = SfmCfg(), work_dir: str | Path 
             cand = _best(recs)
             if cand is not None and (rec is None or cand.num_reg_images() > rec.num_reg_images()):
                 rec, used, all_recs = cand, m, recs
-            if rec is not None and rec.num_reg_images() == len(names):
+            # Incremental results are trusted unless they leave most images out (global ones may register every
+            # image with wrong poses on repeated texture); a global one is completed by the incremental mapper.
+            enough = len(names) if m == "global" else 0.5 * len(names)
+            if rec is not None and rec.num_reg_images() >= enough:
                 break
         timings["mapping"] = time.perf_counter() - t
         if rec is None or rec.num_reg_images() < 2:
