@@ -5,7 +5,8 @@ alignment of the camera centres (median / max rotation error, median centre erro
 rotation offset every camera shares). On the sample session also the marker scale against the truth and, for
 real2sim, the dense CPU path's object meshes (symmetric Chamfer to the true meshes).
 
-    python benchmarks/bench_photos.py                 # temple ring (19 real views) + sample session
+    python benchmarks/bench_photos.py                 # temple ring (19 real views) + sample session + mouse_table
+    python benchmarks/bench_photos.py --datasets mouse_table   # one dataset (59 real phone photos, ~10 min)
     python benchmarks/bench_photos.py --quick         # CI smoke: 6 temple views, poses only (< 60 s)
     python benchmarks/bench_photos.py --json out.json
 """
@@ -27,6 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 TEMPLE = ROOT.parent / "shared" / "data" / "photos" / "temple_ring"
 SAMPLE = ROOT / "sample_data"
+MOUSE = ROOT.parent / "shared" / "data" / "photos" / "mouse_table"
 
 
 def plain_pycolmap(image_dir: Path, work: Path) -> tuple[dict[str, np.ndarray], dict[str, float]]:
@@ -136,6 +138,40 @@ def bench_sample(work: Path, session: Path) -> list[dict]:
     return rows
 
 
+def bench_mouse(work: Path) -> list[dict]:
+    """Real phone photos (portrait + landscape) against the author's COLMAP model: plain pycolmap, then the full
+    real2sim route with default options (dense cpu, table, one object, export + validate)."""
+    from real2sim.export.config import ExportCfg
+    from real2sim.export.package import export_scene
+    from real2sim.export.validate import validate_package
+    from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
+    from real2sim.scene import load_scene
+    from tests.helpers.mouse_ref import evaluate_mouse_scene, reference_model
+
+    images = MOUSE / "images"
+    n = len(list(images.glob("*.jpg")))
+    ref, _ = reference_model(MOUSE)
+    rows = []
+    t0 = time.perf_counter()
+    cams, t = plain_pycolmap(images, work)
+    rows.append({"dataset": "mouse_table", "method": "plain pycolmap (defaults)", "images": n,
+                 "registered": len(cams), "total_s": time.perf_counter() - t0, "stages_s": t,
+                 **_accuracy(cams, ref)})  # fmt: skip
+    t0 = time.perf_counter()
+    res = run_recon_photos(PhotosReconCfg(image_dir=images, out_dir=work / "scene"))
+    total = time.perf_counter() - t0
+    ev = evaluate_mouse_scene(work / "scene", MOUSE)
+    export_scene(
+        load_scene(work / "scene"), work / "pkg", ExportCfg(scene_dir=work / "scene", out_dir=work / "pkg")
+    )
+    failed = [c.name for c in validate_package(work / "pkg") if not c.passed]
+    rows.append({"dataset": "mouse_table", "method": "real2sim (defaults, dense cpu)", "images": n,
+                 "registered": len(res.sfm.registered), "total_s": total, "stages_s": dict(res.sfm.timings),
+                 **_accuracy(res.sfm.cam_from_world, ref), "objects": ev["objects"],
+                 "package_checks_failed": failed})  # fmt: skip
+    return rows
+
+
 def _print(rows: list[dict]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -145,8 +181,8 @@ def _print(rows: list[dict]) -> None:
               "other"):  # fmt: skip
         tab.add_column(c)
     for r in rows:
-        other = {k: r[k] for k in ("marker_scale_error_pct", "marker_scale_sigma_pct", "chamfer_mm", "watertight")
-                 if k in r}  # fmt: skip
+        other = {k: r[k] for k in ("marker_scale_error_pct", "marker_scale_sigma_pct", "chamfer_mm", "watertight",
+                                   "objects", "package_checks_failed") if k in r}  # fmt: skip
 
         def f(k: str, r: dict = r) -> str:
             return f"{r[k]:.3f}" if isinstance(r.get(k), float) else "-"
@@ -165,14 +201,20 @@ def main(argv: list[str] | None = None) -> int:
         "--session", type=Path, default=SAMPLE, help="sample session folder (default sample_data)"
     )
     ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
+    ap.add_argument("--datasets", default="temple,sample,mouse_table", help="comma-separated subset to run")
     args = ap.parse_args(argv)
+    todo = set(args.datasets.split(","))
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="bench-photos-") as tmp:
-        (Path(tmp) / "temple").mkdir()
-        rows += bench_temple(Path(tmp) / "temple", args.quick)
-        if not args.quick:
+        if "temple" in todo:
+            (Path(tmp) / "temple").mkdir()
+            rows += bench_temple(Path(tmp) / "temple", args.quick)
+        if not args.quick and "sample" in todo:
             (Path(tmp) / "sample").mkdir()
             rows += bench_sample(Path(tmp) / "sample", args.session)
+        if not args.quick and "mouse_table" in todo and MOUSE.is_dir():
+            (Path(tmp) / "mouse").mkdir()
+            rows += bench_mouse(Path(tmp) / "mouse")
     _print(rows)
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=2, default=float) + "\n")

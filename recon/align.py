@@ -121,3 +121,28 @@ def pose_errors(est: dict[str, np.ndarray], ref: dict[str, np.ndarray]) -> PoseE
     mean_r = u @ np.diag([1, 1, np.linalg.det(u @ vt)]) @ vt
     radius = float(np.mean(np.linalg.norm(c_ref - c_ref.mean(0), axis=1)))
     return PoseErrors(names, np.array(rot_err), np.array(cen_err), radius, rotation_angle_deg(mean_r), sim)
+
+
+def orbit_warning(cams: dict[str, np.ndarray], known_intrinsics: bool) -> str | None:
+    """Warn when all relative rotations share one axis (orbit / turntable) and intrinsics were self-calibrated."""
+    if known_intrinsics or len(cams) < 4:
+        return None
+    rots = [c[:3, :3] for c in cams.values()]
+    axes = []
+    for r in rots[1:]:
+        rel = r.T @ rots[0]  # world-frame relative rotation
+        w = np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
+        if np.linalg.norm(w) > 0.05:
+            axes.append(w / np.linalg.norm(w))
+    if len(axes) < 3:
+        return None
+    a = np.array(axes)
+    a *= np.sign(a @ a[0])[:, None]
+    spread = np.degrees(np.arccos(np.clip(np.abs(a @ a.mean(0) / np.linalg.norm(a.mean(0))), -1, 1))).max()
+    if spread < 5.0:
+        return (
+            "camera path is an orbit about one axis (a critical motion for self-calibration): the principal point "
+            "is not observable and every camera may carry the same small orientation offset; pass known "
+            "intrinsics (--intrinsics) for accurate orientations"
+        )
+    return None

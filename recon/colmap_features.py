@@ -24,20 +24,32 @@ def _device(name: str):
     return pycolmap.Device.cuda if name == "cuda" else pycolmap.Device.cpu
 
 
-def _same_size(image_dir: Path, names: list[str]) -> bool:
-    import cv2
+def camera_key(path: Path) -> tuple:
+    """What tells one physical camera setting from another: the stored pixel size (EXIF orientation is not applied,
+    as in COLMAP) and the EXIF make, model and focal lengths when the file has them."""
+    from PIL import Image
 
-    sizes = set()
+    with Image.open(path) as im:
+        exif = im.getexif()
+        sub = exif.get_ifd(0x8769)
+        return (im.size, str(exif.get(0x010F, "")).strip(), str(exif.get(0x0110, "")).strip(),
+                float(sub.get(0x920A, 0) or 0), float(sub.get(0xA405, 0) or 0))  # fmt: skip
+
+
+def camera_groups(image_dir: Path, names: list[str], shared: bool | None) -> list[list[str]]:
+    """Images that share one camera: all (``shared``), each its own (``shared`` False), or by default one camera
+    per size and EXIF camera setting (portrait and landscape shots of one phone are two groups)."""
+    if shared is not None:
+        return [list(names)] if shared else [[n] for n in names]
+    groups: dict[tuple, list[str]] = {}
     for n in names:
-        img = cv2.imread(str(image_dir / n), cv2.IMREAD_GRAYSCALE)
-        sizes.add(img.shape[:2])
-    return len(sizes) == 1
+        groups.setdefault(camera_key(image_dir / n), []).append(n)
+    return list(groups.values())
 
 
 def _extract(image_dir: Path, names: list[str], db: Path, cfg: SfmCfg, first_octave: int) -> None:
     import pycolmap
 
-    shared = cfg.shared_intrinsics if cfg.shared_intrinsics is not None else _same_size(image_dir, names)
     reader = pycolmap.ImageReaderOptions()
     reader.camera_model = cfg.camera_model
     if cfg.intrinsics is not None:
@@ -47,15 +59,17 @@ def _extract(image_dir: Path, names: list[str], db: Path, cfg: SfmCfg, first_oct
     ext.max_image_size = cfg.max_image_size
     ext.sift.max_num_features = cfg.max_features
     ext.sift.first_octave = first_octave
-    pycolmap.extract_features(
-        db,
-        image_dir,
-        image_names=names,
-        camera_mode=pycolmap.CameraMode.SINGLE if shared else pycolmap.CameraMode.PER_IMAGE,
-        reader_options=reader,
-        extraction_options=ext,
-        device=_device(cfg.device),
-    )
+    # One extraction per camera group: COLMAP's SINGLE mode gives the group one camera (EXIF focal as its prior).
+    for group in camera_groups(image_dir, names, cfg.shared_intrinsics):
+        pycolmap.extract_features(
+            db,
+            image_dir,
+            image_names=group,
+            camera_mode=pycolmap.CameraMode.SINGLE,
+            reader_options=reader,
+            extraction_options=ext,
+            device=_device(cfg.device),
+        )
 
 
 def _median_keypoints(db: Path) -> float:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.errors import InputError, StageError
-from real2sim.recon.sfm import SfmResult
+from real2sim.recon.sfm import SfmResult, read_image
 
 CORNER_BIAS_PX = 0.15
 """Bound [px] on the systematic error of a refined marker corner."""
@@ -156,11 +156,10 @@ def scale_from_marker(
     ``sigma`` combines the spread of those six estimates with a systematic term for corner localisation: a bias of
     up to ``CORNER_BIAS_PX`` per corner (measured on rendered markers with known corners) on the median side length
     in pixels, which does not average out over views."""
-    import cv2
 
     obs: dict[str, np.ndarray] = {}
     for n in sfm.registered:
-        img = cv2.imread(str(sfm.image_dir / n), cv2.IMREAD_GRAYSCALE)
+        img = read_image(sfm.image_dir / n, grey=True)
         c = detect_marker(img, dictionary, marker_id)
         if c is not None:
             obs[n] = c

@@ -24,7 +24,7 @@ import numpy as np
 from real2sim.errors import ConfigError, StageError
 from real2sim.progress import progress
 from real2sim.recon.io import PointCloud
-from real2sim.recon.sfm import SfmResult
+from real2sim.recon.sfm import SfmResult, read_image
 from real2sim.recon.stereo import depth_from_pair, in_depth_map, stereo_pairs, views_of
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ class MvsCfg:
     """Largest angle [deg] between a pair's baseline and either image plane (forward motion rectifies badly)."""
     min_shared_points: int = 30
     """Fewest sparse points a stereo partner must share with the reference view."""
-    block_size: int = 5
+    block_size: int = 7
     """SGBM matching block side [px] (odd)."""
     uniqueness: int = 10
     """SGBM uniqueness ratio [%]: the best match must beat the second best by this margin."""
@@ -54,12 +54,15 @@ class MvsCfg:
     """TSDF truncation distance in voxels."""
     max_views: int = 0
     """Reference views used (evenly spread); 0: all registered views."""
-    min_texture: float = 3.0
-    """Grey-level standard deviation in a matching block below which a pixel counts as textureless (no depth)."""
+    min_texture: float = 1.0
+    """Grey-level standard deviation in a matching block below which a pixel counts as textureless (no depth); low
+    enough to keep the faint grain of a white table."""
     min_weight: float = 2.0
     """Fused points keep voxels observed by at least this many depth maps (TSDF weight)."""
     max_disparities: int = 256
     """Widest disparity search [px] (a multiple of 16)."""
+    max_image_size: int = 1024
+    """Images are downscaled for dense stereo so the longer side is at most this [px]; 0: full size."""
 
     def validate(self) -> MvsCfg:
         if not 0 < self.min_angle_deg < self.max_angle_deg < 90:
@@ -73,9 +76,11 @@ class MvsCfg:
             or self.max_views < 0
             or self.min_shared_points < 5
             or self.max_disparities % 16
+            or self.max_image_size < 0
         ):
             raise ConfigError(
-                "mvs: trunc_voxels >= 1, max_views >= 0, min_shared_points >= 5, max_disparities % 16 == 0 required"
+                "mvs: trunc_voxels >= 1, max_views >= 0, min_shared_points >= 5, max_disparities % 16 == 0, "
+                "max_image_size >= 0 required"
             )
         return self
 
@@ -91,7 +96,7 @@ def dense_points_cpu(
 
     cfg.validate()
     t0 = time.perf_counter()
-    views = views_of(sfm, world_from_sfm)
+    views = views_of(sfm, world_from_sfm, cfg.max_image_size)
     pairs = stereo_pairs(sfm, views, world_from_sfm, cfg)
     if not pairs:
         raise StageError("dense: no pair of registered views with enough shared points at a usable angle")
@@ -102,9 +107,12 @@ def dense_points_cpu(
 
     def load(n: str) -> np.ndarray:
         if n not in images:
-            img = cv2.imread(str(sfm.image_dir / n), cv2.IMREAD_COLOR)
+            img = read_image(sfm.image_dir / n)
             if img is None:
                 raise StageError(f"dense: cannot read {sfm.image_dir / n}")
+            size = views[n].size
+            if img.shape[1::-1] != size:
+                img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
             images[n] = img
         return images[n]
 

@@ -49,6 +49,9 @@ class PhotosReconCfg:
     """Id of the marker."""
     scale: float | None = None
     """Known metres per SfM unit (overrides the marker and a known distance)."""
+    assumed_distance: float = 0.4
+    """Without a scale (marker, known distance, ``scale``): the median camera-to-scene distance [m] assumed, so the
+    scene stage's metric options apply; sizes are then approximate and a warning says so."""
     known_distance: Path | None = None
     """TOML file with a known distance [m] between two points marked in two or more photos each
     (``marker.load_known_distance``); overrides the marker."""
@@ -67,6 +70,8 @@ class PhotosReconCfg:
     def validate(self) -> PhotosReconCfg:
         if self.marker_size is not None and not self.marker_size > 0:
             raise ConfigError(f"marker size must be > 0 m; got {self.marker_size}")
+        if not self.assumed_distance > 0:
+            raise ConfigError(f"assumed distance must be > 0 m; got {self.assumed_distance}")
         if self.scale is not None and not self.scale > 0:
             raise ConfigError(f"scale must be > 0; got {self.scale}")
         if self.dense not in ("auto", "cpu", "cuda"):
@@ -108,6 +113,25 @@ def cameras_json(sfm: SfmResult, world_from_sfm: np.ndarray) -> dict:
     }
 
 
+def median_view_depth(sfm: SfmResult) -> float:
+    """Median over the registered views of the median depth of the sparse points each sees [SfM units]."""
+    depths = []
+    for n in sfm.registered:
+        idx = sfm.observations[n][:, 2].astype(int)
+        z = sfm.points[idx] @ sfm.cam_from_world[n][2, :3] + sfm.cam_from_world[n][2, 3]
+        if (z > 0).any():
+            depths.append(float(np.median(z[z > 0])))
+    return float(np.median(depths)) if depths else 1.0
+
+
+def camera_up(sfm: SfmResult, world_from_sfm: np.ndarray) -> np.ndarray:
+    """Gravity-up estimate: the mean of the cameras' image-up directions (hand-held photos are taken upright; their
+    tilts toward the scene cancel around it), in the frame of ``world_from_sfm``."""
+    ups = np.array([-sfm.cam_from_world[n][1, :3] for n in sfm.registered]) @ world_from_sfm[:3, :3].T
+    up = ups.mean(0)
+    return up / np.linalg.norm(up)
+
+
 def _report(sfm: SfmResult, est: ScaleEstimate | None, dense: str) -> dict:
     return {"images": len(sfm.images), "registered": len(sfm.registered), "mapper": sfm.mapper,
             "unregistered": dict(sfm.unregistered), "warnings": list(sfm.warnings),
@@ -136,6 +160,11 @@ def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
     elif cfg.marker_size is not None:
         est = scale_from_marker(sfm, cfg.marker_size, cfg.marker_dictionary, cfg.marker_id)
         scale = est.scale
+    else:
+        scale = cfg.assumed_distance / median_view_depth(sfm)
+        sfm = replace(sfm, warnings=(*sfm.warnings, (
+            f"no scale given (marker, known distance or scale): sizes assume the cameras were about "
+            f"{cfg.assumed_distance:g} m from the scene (set --assumed-distance or give a scale)")))  # fmt: skip
     world_from_sfm = np.diag([scale, scale, scale, 1.0])
     scene = None
     dense = "none"
@@ -151,7 +180,7 @@ def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
             ext = float(np.ptp(pts, axis=0).max())
             pc_cfg = replace(pc_cfg, normal_radius=ext / 15, mesh_voxel=ext / 100).validate()
         out = points_to_scene(cloud, pc_cfg, object_only=cfg.object_only, input_name=Path(cfg.image_dir).name,
-                              timings=sfm.timings)  # fmt: skip
+                              up=camera_up(sfm, world_from_sfm), timings=sfm.timings)  # fmt: skip
         world_from_sfm = out.world_from_input @ world_from_sfm
         steps = ("sfm", "scale", f"dense ({dense})", "segment + mesh")
         prov = Provenance.for_inputs([cfg.image_dir / n for n in sfm.images], steps, {

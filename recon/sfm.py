@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 
 from real2sim.errors import ConfigError, InputError, StageError
+from real2sim.recon.align import orbit_warning
 from real2sim.recon.colmap_features import db_stats, extract_and_match
 
 log = logging.getLogger(__name__)
@@ -32,14 +33,18 @@ class SfmCfg:
     intrinsics: tuple[float, ...] | None = None
     """Known camera parameters in ``camera_model``'s order (e.g. PINHOLE: fx, fy, cx, cy [px]); kept fixed."""
     shared_intrinsics: bool | None = None
-    """One camera for all images; None: yes when all images have the same size."""
+    """One camera for all images (True), one per image (False); None: one per image size and EXIF camera setting
+    (make, model, focal length; an EXIF focal length is the camera's prior)."""
     matching: Literal["auto", "exhaustive", "sequential"] = "auto"
     """auto: exhaustive up to ``exhaustive_max`` images, sequential (video frames in name order) above."""
     exhaustive_max: int = 150
     """Largest set matched exhaustively under ``matching="auto"``."""
     mapper: Literal["auto", "global", "incremental"] = "auto"
-    """auto / global: global (GLOMAP) first, incremental as fallback when it fails or leaves images unregistered;
-    incremental: the other way round."""
+    """global: global (GLOMAP) first, incremental as fallback when it fails or leaves images unregistered;
+    incremental: incremental first, global when it fails or registers under half of the images; auto: incremental
+    up to ``incremental_max`` images (robust on small sets with repeated texture), global above."""
+    incremental_max: int = 300
+    """Largest set mapped incrementally first under ``mapper="auto"``."""
     max_features: int = 2048
     """SIFT features per image."""
     max_image_size: int = 1600
@@ -162,6 +167,14 @@ class SfmResult:
         return tuple(n for n in self.images if n in self.cam_from_world)
 
 
+def read_image(path: Path, grey: bool = False) -> np.ndarray | None:
+    """The stored pixels (BGR or grey) as COLMAP reads them: an EXIF orientation tag is not applied."""
+    import cv2
+
+    flags = cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR
+    return cv2.imread(str(path), flags | cv2.IMREAD_IGNORE_ORIENTATION)
+
+
 def list_images(image_dir: Path) -> list[str]:
     """Image file names in ``image_dir`` (sorted), each checked to decode; corrupt files are an InputError."""
     import cv2
@@ -218,31 +231,6 @@ def _reason(name: str, kp: dict, pairs: dict, best: dict, other_models: dict[str
     return f"too weakly connected to register (best pair {best.get(name, 0)} inlier matches)"
 
 
-def _orbit_warning(cams: dict[str, np.ndarray], cfg: SfmCfg) -> str | None:
-    """Warn when all relative rotations share one axis (orbit / turntable) and intrinsics were self-calibrated."""
-    if cfg.intrinsics is not None or len(cams) < 4:
-        return None
-    rots = [c[:3, :3] for c in cams.values()]
-    axes = []
-    for r in rots[1:]:
-        rel = r.T @ rots[0]  # world-frame relative rotation
-        w = np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
-        if np.linalg.norm(w) > 0.05:
-            axes.append(w / np.linalg.norm(w))
-    if len(axes) < 3:
-        return None
-    a = np.array(axes)
-    a *= np.sign(a @ a[0])[:, None]
-    spread = np.degrees(np.arccos(np.clip(np.abs(a @ a.mean(0) / np.linalg.norm(a.mean(0))), -1, 1))).max()
-    if spread < 5.0:
-        return (
-            "camera path is an orbit about one axis (a critical motion for self-calibration): the principal point "
-            "is not observable and every camera may carry the same small orientation offset; pass known "
-            "intrinsics (--intrinsics) for accurate orientations"
-        )
-    return None
-
-
 def run_sfm(image_dir: str | Path, cfg: SfmCfg = SfmCfg(), work_dir: str | Path | None = None) -> SfmResult:
     """Reconstruct camera poses and sparse points for the images in ``image_dir``.
 
@@ -266,7 +254,10 @@ def run_sfm(image_dir: str | Path, cfg: SfmCfg = SfmCfg(), work_dir: str | Path 
             raise InputError(
                 image_dir, "no two images overlap (no verified feature matches); photos must overlap"
             )
-        order = ["incremental", "global"] if cfg.mapper == "incremental" else ["global", "incremental"]
+        first = cfg.mapper
+        if first == "auto":
+            first = "incremental" if len(names) <= cfg.incremental_max else "global"
+        order = ["incremental", "global"] if first == "incremental" else ["global", "incremental"]
         rec, used, all_recs = None, "", {}
         t = time.perf_counter()
         for m in order:
@@ -280,7 +271,10 @@ def run_sfm(image_dir: str | Path, cfg: SfmCfg = SfmCfg(), work_dir: str | Path 
             cand = _best(recs)
             if cand is not None and (rec is None or cand.num_reg_images() > rec.num_reg_images()):
                 rec, used, all_recs = cand, m, recs
-            if rec is not None and rec.num_reg_images() == len(names):
+            # Incremental results are trusted unless they leave most images out (global ones may register every
+            # image with wrong poses on repeated texture); a global one is completed by the incremental mapper.
+            enough = len(names) if m == "global" else 0.5 * len(names)
+            if rec is not None and rec.num_reg_images() >= enough:
                 break
         timings["mapping"] = time.perf_counter() - t
         if rec is None or rec.num_reg_images() < 2:
@@ -317,7 +311,7 @@ def _result(image_dir, names, rec, all_recs, used, timings, cfg, kp, pairs, best
             if img.has_pose:
                 other[img.name] = r.num_reg_images()
     unreg = {n: _reason(n, kp, pairs, best, other) for n in names if n not in cams}
-    warnings = tuple(w for w in (_orbit_warning(cams, cfg),) if w)
+    warnings = tuple(w for w in (orbit_warning(cams, cfg.intrinsics is not None),) if w)
     return SfmResult(
         image_dir=image_dir,
         images=tuple(names),

@@ -30,7 +30,9 @@ class View:
         return -self.R.T @ self.t
 
 
-def views_of(sfm: SfmResult, world_from_sfm: np.ndarray) -> dict[str, View]:
+def views_of(sfm: SfmResult, world_from_sfm: np.ndarray, max_size: int = 0) -> dict[str, View]:
+    """The registered views in the frame of ``world_from_sfm``; with ``max_size`` > 0 for images downscaled so the
+    longer side is at most ``max_size`` px (``View.size`` and ``K`` of the downscaled image)."""
     s = float(np.cbrt(np.linalg.det(world_from_sfm[:3, :3])))
     rot = world_from_sfm[:3, :3] / s
     out = {}
@@ -39,10 +41,15 @@ def views_of(sfm: SfmResult, world_from_sfm: np.ndarray) -> dict[str, View]:
         r = c[:3, :3] @ rot.T
         centre = s * rot @ (-c[:3, :3].T @ c[:3, 3]) + world_from_sfm[:3, 3]
         intr = sfm.intrinsics[n]
+        size = (intr.width, intr.height)
+        if 0 < max_size < max(size):
+            size = tuple(max(1, round(x * max_size / max(size))) for x in size)
         k = intr.K.copy()
+        k[0] *= size[0] / intr.width
+        k[1] *= size[1] / intr.height
         k[0, 2] -= 0.5  # COLMAP pixel centres at half-integers -> OpenCV's at integers
         k[1, 2] -= 0.5
-        out[n] = View(n, k, intr.dist_coeffs, r, -r @ centre, (intr.width, intr.height))
+        out[n] = View(n, k, intr.dist_coeffs, r, -r @ centre, size)
     return out
 
 
@@ -125,8 +132,8 @@ def _depth_image(
     baseline: float,
     view: View,
 ) -> np.ndarray:
-    """Depth map [m] of ``view`` (undistorted pinhole frame) from a rectified disparity map."""
-    h, w = d.shape
+    """Depth map [m] of ``view`` (undistorted pinhole frame, its own size) from a rectified disparity map."""
+    w, h = view.size
     v, u = np.nonzero((d > 0) & content)
     z = f * baseline / d[v, u]
     x_cam = np.stack([(u - cx) * z / f, (v - cy) * z / f, z], 1) @ rect_from_cam
@@ -149,7 +156,8 @@ def depth_from_pair(
 
     r = vb.R @ va.R.T
     t = vb.t - r @ va.t
-    w, h = va.size
+    # One rectified canvas for both views; a square one when their sizes differ (portrait beside landscape).
+    w, h = va.size if va.size == vb.size else (max(*va.size, *vb.size),) * 2
     r1, r2, p1, p2, _, _, _ = cv2.stereoRectify(
         va.K, va.dist, vb.K, vb.dist, (w, h), r, t.reshape(3, 1), flags=cv2.CALIB_ZERO_DISPARITY, alpha=-1
     )
@@ -177,9 +185,8 @@ def depth_from_pair(
     log.debug(
         "pair %s-%s: f %.1f baseline %.4f disparity %d + %d", va.name, vb.name, f, baseline, shift, ndisp
     )
-    ones = np.full((h, w), 255, np.uint8)
-    content_a = cv2.remap(ones, ma[0], ma[1], cv2.INTER_NEAREST) > 0
-    content_b = cv2.remap(ones, mb[0], mb[1], cv2.INTER_NEAREST) > 0
+    content_a = cv2.remap(np.full(va.size[::-1], 255, np.uint8), ma[0], ma[1], cv2.INTER_NEAREST) > 0
+    content_b = cv2.remap(np.full(vb.size[::-1], 255, np.uint8), mb[0], mb[1], cv2.INTER_NEAREST) > 0
 
     def t(img: np.ndarray) -> np.ndarray:  # into / out of the frame where epipolar lines are rows
         return np.ascontiguousarray(np.swapaxes(img, 0, 1) if vertical else img)

@@ -22,6 +22,7 @@ from real2sim.recon.sfm import SfmCfg
     "marker_id",
     "scale",
     "known_distance",
+    "assumed_distance",
     out_dir=Opt(("-o", "--out"), required=True),
     marker_dictionary=Opt(("--marker-dict",)),
 )
