@@ -197,6 +197,8 @@ def _recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
         out_dir=scene_dir,
         units=s.lidar_units,
         poses=s.lidar_poses,
+        object_only=s.lidar_object_only,
+        sensor_origin=s.sensor_origin,
         save_point_labels=True,
         density=s.density,
         friction=(s.friction, 0.005, 0.0001),
@@ -207,6 +209,7 @@ def _recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
 
 def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
     from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
+    from real2sim.recon.sfm import SfmCfg
 
     assert s.images is not None
     kw: dict[str, Any] = {"image_dir": s.images, "out_dir": scene_dir}
@@ -214,7 +217,8 @@ def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
         kw.update(marker_size=s.marker.size, marker_dictionary=s.marker.dictionary, marker_id=s.marker.id)
     if s.known_distance is not None:
         kw["known_distance"] = s.known_distance
-    cfg = PhotosReconCfg(**kw)
+    sfm = {k: v for k, v in (("camera_model", s.camera_model), ("intrinsics", s.intrinsics)) if v is not None}
+    cfg = PhotosReconCfg(**kw, scale=s.photos_scale, object_only=s.photos_object_only, sfm=SfmCfg(**sfm))
     inputs = [s.images] + ([s.known_distance] if s.known_distance is not None else [])
     key = stage_key("recon", inputs, hashed_options(cfg))
     return _recon(r, "photos", scene_dir, key, lambda: run_recon_photos(cfg))
@@ -223,7 +227,13 @@ def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
 def _recon_splat(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
     from real2sim.recon.splat_recon import SplatReconCfg, run_recon_splat
 
-    cfg = SplatReconCfg(input=s.splats[0], out_dir=scene_dir)
+    cfg = SplatReconCfg(
+        input=s.splats[0],
+        out_dir=scene_dir,
+        scale=s.splat_scale,
+        object_only=s.splat_object_only,
+        density=s.density,
+    )
     key = stage_key("recon", [s.splats[0]], hashed_options(cfg))
     return _recon(r, "splat", scene_dir, key, lambda: run_recon_splat(cfg))
 
