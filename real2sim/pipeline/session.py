@@ -66,6 +66,8 @@ class Session:
     """The photos show one object without a support."""
     photos_scale: float | None = None
     """Known metres per SfM unit (``recon photos --scale``)."""
+    colour_scans: bool | None = None
+    """The photos colour the scans' object meshes (registered to them); ``None``: when the scans carry no colour."""
     camera_model: str | None = None
     """COLMAP camera model of ``intrinsics`` (``None``: the SfM default)."""
     intrinsics: tuple[float, ...] | None = None
@@ -214,6 +216,7 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
         known_distance=known,
         photos_object_only=_flag(ph, "object_only", object_only, "photos"),
         photos_scale=_positive(ph, "scale", "photos"),
+        colour_scans=None if "colour_scans" not in ph else _flag(ph, "colour_scans", False, "photos"),
         camera_model=None if "camera_model" not in ph else str(ph["camera_model"]),
         intrinsics=intrinsics,
         splats=splats,
