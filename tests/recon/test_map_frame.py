@@ -75,13 +75,18 @@ def test_map_frame_scan_finds_the_objects(
         assert o.mesh.is_watertight and o.mesh.volume > 0
 
 
-def test_given_sensor_origin_is_used(shared_data: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """The true origin (the camera, in map coordinates) passes the checks; a far one above the table does not."""
+def test_given_sensor_origin_is_used(
+    shared_data: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``sensor_origin`` (the camera, in map coordinates) overrides the file's VIEWPOINT and passes the checks;
+    origins far above the table, beside the camera or under the table do not."""
     cloud, gt = _scan(shared_data)
     T = _map_from_camera(gt, (0.0, 0.0, 0.0))
-    m = replace(cloud.transformed(T), sensor_origin=T[:3, 3])
+    m = cloud.transformed(T)
+    write_pcd(tmp_path / "map.pcd", replace(m, sensor_origin=np.zeros(3)))
+    cfg = PointCloudReconCfg(inputs=(tmp_path / "map.pcd",), sensor_origin=tuple(T[:3, 3]))
     with caplog.at_level(logging.WARNING):
-        out = points_to_scene(m, PointCloudReconCfg())
+        out = run_recon_pointcloud(cfg)
     assert len(out.scene.objects) == gt["n_objects"]
     assert "ignored" not in caplog.text
     assert _min_iou(cloud, out.point_labels, len(out.scene.objects)) >= 0.9
@@ -157,3 +162,15 @@ def test_e57_scan_positions_are_sensor_origins(tmp_path: Path) -> None:
     c = read_points(tmp_path / "s.e57")
     np.testing.assert_allclose(c.origins()[[0, 150]], [[5, 6, 7], [-1, 2, 3]])
     np.testing.assert_allclose(c.points[:100], p + [5, 6, 7], atol=1e-6)
+
+
+def test_cli_sensor_origin_needs_three_numbers(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from real2sim.cli import cli
+
+    write_pcd(tmp_path / "a.pcd", PointCloud(np.random.default_rng(0).normal(size=(50, 3))))
+    r = CliRunner().invoke(cli, ["recon", "pointcloud", str(tmp_path / "a.pcd"), "-o", str(tmp_path / "s"),
+                                 "--sensor-origin", "1,2"])  # fmt: skip
+    assert r.exit_code == 1 and "sensor_origin must be three finite numbers" in r.output, r.output
+    assert not (tmp_path / "s").exists()
