@@ -20,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.support import SupportFit, inside_polygon
@@ -66,9 +65,9 @@ def shadow_seen_fraction(
     sup = w[support, :2]
     if len(sup) < 3 or len(cand) == 0:
         return 0.0, 0
-    sample = sup if len(sup) <= 4000 else sup[np.random.default_rng(0).choice(len(sup), 4000, replace=False)]
-    d, _ = cKDTree(sup).query(sample, k=2)
-    cell = max(2.0 * voxel, 3.0 * float(np.median(d[:, 1])))
+    x, y = hull[:, 0], hull[:, 1]
+    area = 0.5 * abs(float(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))))
+    cell = max(2.0 * voxel, 3.0 * float(np.sqrt(area / len(sup))))  # a few mean point spacings: no holes
     lo = sup.min(axis=0)
     ij = np.floor((sup - lo) / cell).astype(np.int64)
     grid = np.zeros(ij.max(axis=0) + 1, dtype=bool)
@@ -153,7 +152,12 @@ def settle_frame(
     inside = inside_polygon(w[:, :2], fit.hull, cfg.crop_margin)
     sides = side_counts(w, inside, cfg)
     if origins is not None:
-        w_orig = origins @ T[:3, :3].T + T[:3, 3]
+        one = bool(np.all(origins == origins[:1]))  # one sensor: map one row
+        w_orig = (
+            np.broadcast_to(origins[:1] @ T[:3, :3].T + T[:3, 3], w.shape)
+            if one
+            else origins @ T[:3, :3].T + T[:3, 3]
+        )
         support = inside & (np.abs(w[:, 2]) < cfg.plane_distance)
         why = origin_problem(w, w_orig, inside, support, fit.hull, sides, cfg)
         if why is None:
