@@ -21,11 +21,13 @@ from scipy.spatial import cKDTree
 from real2sim.errors import InputError
 from real2sim.provenance import Provenance
 from real2sim.recon.carve import FreeSpace
+from real2sim.recon.empty_scene import no_objects_reason, warn_no_objects
 from real2sim.recon.io import PointCloud
 from real2sim.recon.mesh import mesh_object
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.segment import segment_objects
-from real2sim.recon.support import fit_support, inside_polygon, voxel_downsample, voxel_mean
+from real2sim.recon.support import SupportFit, fit_support, inside_polygon, voxel_downsample, voxel_mean
+from real2sim.recon.viewpoint import settle_frame
 from real2sim.scene import Scene, SceneObject, Support
 
 
@@ -157,10 +159,15 @@ def points_to_scene(
         return room
 
     sensor_mean = None if origins is None else origins.mean(axis=0)
-    fit = fit_support(
-        pts, voxel=cfg.voxel, distance=cfg.plane_distance, min_fraction=cfg.plane_min_fraction,
-        sensor=sensor_mean, up=up, keep_xy=keep_xy, seed=cfg.seed, source=name,
-    )  # fmt: skip
+
+    def fit_up(up_dir: np.ndarray | None) -> SupportFit:
+        return fit_support(
+            pts, voxel=cfg.voxel, distance=cfg.plane_distance, min_fraction=cfg.plane_min_fraction,
+            sensor=sensor_mean, up=up_dir, keep_xy=keep_xy, seed=cfg.seed, source=name,
+        )  # fmt: skip
+
+    # origins that cannot be the sensors' are dropped; then the occlusion side, not a made-up origin, says up
+    fit, origins = settle_frame(pts, origins, fit_up(up), cfg, name, fit_up if up is None else None)
     clock("support")
     T = fit.world_from_input
     w = pts @ T[:3, :3].T + T[:3, 3]
@@ -199,26 +206,16 @@ def points_to_scene(
             w, inside, support_mask, lab_valid, cand, cand_lab, n_obj, cfg
         )
         clock("segment")
-        # Sensor origins are trusted (to orient normals and carve free space) only if every sensor was above the
-        # support it saw; otherwise (e.g. a world-frame cloud read as if in its sensor's frame) they are ignored.
-        distrusted = w_orig is not None and not bool((w_orig[:, 2] > cfg.plane_distance).all())
-        if distrusted:
-            w_orig = None
+        distrusted = w_orig is None  # no usable sensor origins: normals from the geometry, no carving
         free_space = None if w_orig is None else FreeSpace.from_rays(w, w_orig, support_mask)
         for k in range(n_obj):
             sel = cand[cand_lab == k]
             obj_pts = w[sel]
             mpts, minv = voxel_downsample(obj_pts, cfg.mesh_voxel)
-            if w_orig is not None:
-                o = np.zeros((len(mpts), 3))
-                for j in range(3):
-                    o[:, j] = np.bincount(minv, weights=w_orig[sel, j], minlength=len(mpts))
-                o /= np.bincount(minv, minlength=len(mpts))[:, None]
-            else:
-                o = np.array([mpts[:, 0].mean(), mpts[:, 1].mean(), mpts[:, 2].max() + 1.0])
             if distrusted:  # orient away from the object's inside, consistently over its surface
                 nrm = _outward_normals(mpts, cfg.normal_radius)
             else:
+                o = voxel_mean(w_orig[sel], minv, len(mpts))
                 nrm = estimate_normals(mpts, cfg.normal_radius, o)
             mesh_w = mesh_object(mpts, nrm, 0.0, cfg, free_space=free_space)
             _paint(mesh_w, obj_pts, None if cloud.colors is None else cloud.colors[vidx][sel])
@@ -235,6 +232,8 @@ def points_to_scene(
                 )
             )
     clock("mesh")
+    if not objects:
+        warn_no_objects(name, no_objects_reason(w, inside, ds[kidx] if len(cand) else w[:0], cfg))
     labels[vidx] = lab_valid
     lo, hi = fit.hull.min(axis=0), fit.hull.max(axis=0)
     ctr = 0.5 * (lo + hi)

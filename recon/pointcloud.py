@@ -7,7 +7,6 @@ The scene folder holds ``scene.json`` + ``meshes/`` (``real2sim.scene``) and, wh
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from real2sim.errors import ConfigError, InputError
 from real2sim.progress import step
 from real2sim.provenance import Provenance
 from real2sim.recon.io import PointCloud, merge_clouds, read_points, unit_scale
+from real2sim.recon.io.cloud import with_sensor_origin
 from real2sim.recon.pipeline import ReconOutput, points_to_scene
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.register import read_poses, register_scans
@@ -29,10 +29,7 @@ def load_clouds(cfg: PointCloudReconCfg) -> tuple[list[PointCloud], list[np.ndar
     """Read every input and bring it into one frame: ``(clouds, common_from_file per file, poses_given)``."""
     clouds = []
     for p in cfg.inputs:
-        c = read_points(p, cfg.units)
-        if c.sensor_origin is None and cfg.sensor_at_origin:
-            c = replace(c, sensor_origin=np.zeros(3))
-        clouds.append(c)
+        clouds.append(with_sensor_origin(read_points(p, cfg.units), cfg.origin_m(), cfg.sensor_at_origin))
     names = [Path(p).name for p in cfg.inputs]
     if cfg.poses is not None:
         poses = read_poses(cfg.poses)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from real2sim.errors import ConfigError
 from real2sim.recon.io import UNITS, Units
@@ -28,8 +31,11 @@ class PointCloudReconCfg:
     save_point_labels: bool = False
     """Write ``point_labels.npy`` (one int32 per point of the first input: -1 removed, 0 support, k object k)."""
     sensor_at_origin: bool = True
-    """Assume each file is in its sensor's frame (sensor at the origin) when the format does not say where it was;
-    used to orient normals toward the sensor."""
+    """Assume each file is in its sensor's frame (sensor at the origin) when neither the format nor
+    ``sensor_origin`` says where it was. Origins that cannot be the sensor's are detected and not used."""
+    sensor_origin: tuple[float, ...] = ()
+    """Where the sensor was, ``X,Y,Z`` in the files' own coordinates and units; overrides a PCD ``VIEWPOINT`` or
+    E57 scan pose. Empty: as the files say (or ``sensor_at_origin``)."""
     voxel: float = 0.005
     """Voxel size [m] of the early downsampling used for the plane, segmentation and normals."""
     plane_distance: float = 0.01
@@ -115,6 +121,8 @@ class PointCloudReconCfg:
             raise ConfigError(f"colour_split must be > 0 or None; got {self.colour_split}")
         if self.register_voxel < 0 or not 0 <= self.register_min_fitness <= 1:
             raise ConfigError("register_voxel must be >= 0 and register_min_fitness in [0, 1]")
+        if len(self.sensor_origin) not in (0, 3) or not all(math.isfinite(x) for x in self.sensor_origin):
+            raise ConfigError(f"sensor_origin must be three finite numbers X,Y,Z; got {self.sensor_origin!r}")
         if self.save_point_labels and self.out_dir is None:
             raise ConfigError("save_point_labels needs out_dir")
         return self
@@ -126,4 +134,15 @@ class PointCloudReconCfg:
         d.pop("out_dir")
         d["poses"] = None if self.poses is None else Path(self.poses).name
         d["friction"] = list(self.friction)
+        d["sensor_origin"] = list(self.sensor_origin)
+        if not self.sensor_origin:  # unset: left out, so unchanged runs keep their provenance
+            d.pop("sensor_origin")
         return d
+
+    def origin_m(self) -> np.ndarray | None:
+        """``sensor_origin`` in metres, or ``None`` when not given."""
+        return (
+            np.asarray(self.sensor_origin, dtype=np.float64) * UNITS[self.units]
+            if self.sensor_origin
+            else None
+        )

@@ -18,6 +18,7 @@ from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
     "out_dir",
     "units",
     "poses",
+    "sensor_origin",
     "object_only",
     "save_point_labels",
     "voxel",
@@ -29,6 +30,7 @@ from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
     "symmetry_completion",
     "seed",
     out_dir=Opt(("-o", "--out"), required=True),
+    sensor_origin=Opt(metavar="X,Y,Z"),
     symmetry_completion=Opt(("--symmetry/--no-symmetry",)),
 )
 def command(files: tuple[Path, ...], **params: Any) -> None:

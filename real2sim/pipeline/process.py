@@ -143,7 +143,9 @@ def run_process(cfg: ProcessCfg) -> ProcessResult:
             scene = _recon_splat(r, session, scene_dir)
         else:
             notes.append("recon: the session has no scans, photos or splats")
-        if session.lidar and (session.images is not None or session.splats):
+        if session.lidar and session.images is not None and session.colour_scans is not False:
+            notes.append("recon: scans used; the photos colour their meshes when the scans carry no colour")
+        elif session.lidar and (session.images is not None or session.splats):
             notes.append("recon: scans used; photos/splats of the same scene are not fused yet")
     if "export" in cfg.stages and scene_dir.is_dir():
         _export(r, session, scene, scene_dir, r.out / "package")
@@ -199,33 +201,70 @@ def _recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
         out_dir=scene_dir,
         units=s.lidar_units,
         poses=s.lidar_poses,
+        object_only=s.lidar_object_only,
+        sensor_origin=s.sensor_origin,
         save_point_labels=True,
         density=s.density,
         friction=(s.friction, 0.005, 0.0001),
     )
-    key = stage_key("recon", [*s.lidar, *([s.lidar_poses] if s.lidar_poses else [])], hashed_options(cfg))
-    return _recon(r, "lidar", scene_dir, key, lambda: run_recon_pointcloud(cfg))
+    inputs = [*s.lidar, *([s.lidar_poses] if s.lidar_poses else [])]
+    options = hashed_options(cfg)
+    photos = _photos_cfg(s, None) if s.images is not None and s.colour_scans is not False else None
+    if photos is not None:  # the photos may colour the scan's meshes
+        inputs.append(photos.image_dir)
+        options = {"scan": options, "photo_colours": hashed_options(photos)}
+
+    def run() -> Any:
+        out = run_recon_pointcloud(cfg)
+        if photos is None or (s.colour_scans is None and _coloured(out.scene)):
+            return out
+        from real2sim.recon.photo_colour import colour_scene_with_photos, rewrite_scene
+
+        scene = colour_scene_with_photos(out.scene, photos)
+        if scene is not out.scene:
+            rewrite_scene(scene_dir, scene)
+        return dataclasses.replace(out, scene=scene)
+
+    return _recon(r, "lidar", scene_dir, stage_key("recon", inputs, options), run)
+
+
+def _coloured(scene: Scene) -> bool:
+    return any(o.mesh.visual.kind == "vertex" for o in scene.objects)
 
 
 def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
-    from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
+    from real2sim.recon.photos import run_recon_photos
+
+    cfg = _photos_cfg(s, scene_dir)
+    inputs = [cfg.image_dir] + ([s.known_distance] if s.known_distance is not None else [])
+    key = stage_key("recon", inputs, hashed_options(cfg))
+    return _recon(r, "photos", scene_dir, key, lambda: run_recon_photos(cfg))
+
+
+def _photos_cfg(s: Session, out_dir: Path | None) -> Any:
+    from real2sim.recon.photos import PhotosReconCfg
+    from real2sim.recon.sfm import SfmCfg
 
     assert s.images is not None
-    kw: dict[str, Any] = {"image_dir": s.images, "out_dir": scene_dir}
+    kw: dict[str, Any] = {"image_dir": s.images, "out_dir": out_dir}
     if s.marker is not None:
         kw.update(marker_size=s.marker.size, marker_dictionary=s.marker.dictionary, marker_id=s.marker.id)
     if s.known_distance is not None:
         kw["known_distance"] = s.known_distance
-    cfg = PhotosReconCfg(**kw)
-    inputs = [s.images] + ([s.known_distance] if s.known_distance is not None else [])
-    key = stage_key("recon", inputs, hashed_options(cfg))
-    return _recon(r, "photos", scene_dir, key, lambda: run_recon_photos(cfg))
+    sfm = {k: v for k, v in (("camera_model", s.camera_model), ("intrinsics", s.intrinsics)) if v is not None}
+    return PhotosReconCfg(**kw, scale=s.photos_scale, object_only=s.photos_object_only, sfm=SfmCfg(**sfm))
 
 
 def _recon_splat(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
     from real2sim.recon.splat_recon import SplatReconCfg, run_recon_splat
 
-    cfg = SplatReconCfg(input=s.splats[0], out_dir=scene_dir)
+    cfg = SplatReconCfg(
+        input=s.splats[0],
+        out_dir=scene_dir,
+        scale=s.splat_scale,
+        object_only=s.splat_object_only,
+        density=s.density,
+    )
     key = stage_key("recon", [s.splats[0]], hashed_options(cfg))
     return _recon(r, "splat", scene_dir, key, lambda: run_recon_splat(cfg))
 

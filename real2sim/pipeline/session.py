@@ -53,12 +53,30 @@ class Session:
     lidar_poses: Path | None = None
     """JSON of ``{file name: world_from_sensor 4x4}`` when the scanner's poses are known."""
     lidar_units: str = "m"
+    lidar_object_only: bool = False
+    """The scans show one object without a support (``recon pointcloud --object-only``)."""
+    sensor_origin: tuple[float, ...] = ()
+    """Where the scanner was, ``[x, y, z]`` in the scan files' coordinates and units (``--sensor-origin``)."""
     images: Path | None = None
     """Folder of photos."""
     marker: MarkerSpec | None = None
     known_distance: Path | None = None
     """TOML of a known distance between two points marked in the photos (``recon photos --known-distance``)."""
+    photos_object_only: bool = False
+    """The photos show one object without a support."""
+    photos_scale: float | None = None
+    """Known metres per SfM unit (``recon photos --scale``)."""
+    colour_scans: bool | None = None
+    """The photos colour the scans' object meshes (registered to them); ``None``: when the scans carry no colour."""
+    camera_model: str | None = None
+    """COLMAP camera model of ``intrinsics`` (``None``: the SfM default)."""
+    intrinsics: tuple[float, ...] | None = None
+    """Known camera parameters in the camera model's order, kept fixed (e.g. PINHOLE: fx, fy, cx, cy [px])."""
     splats: tuple[Path, ...] = ()
+    splat_scale: float | None = None
+    """Metres per splat unit (``recon splat --scale``)."""
+    splat_object_only: bool = False
+    """The splat shows one object without a support (e.g. cropped to it)."""
     density: float = 500.0
     """Default density of reconstructed objects [kg/m^3]."""
     friction: float = 0.8
@@ -91,6 +109,22 @@ def _existing(root: Path, rel: str, toml: Path, what: str) -> Path:
     if not p.exists():
         raise InputError(toml, f"{what} {rel!r} does not exist in {root}")
     return p
+
+
+def _flag(section: dict[str, Any], key: str, default: bool, name: str) -> bool:
+    v = section.get(key, default)
+    if not isinstance(v, bool):
+        raise ValueError(f"{name}.{key} must be true or false, got {v!r}")
+    return v
+
+
+def _positive(section: dict[str, Any], key: str, name: str) -> float | None:
+    if key not in section:
+        return None
+    v = float(section[key])
+    if not v > 0:
+        raise ValueError(f"{name}.{key} must be > 0, got {v}")
+    return v
 
 
 def load_session(root: str | Path) -> Session:
@@ -126,6 +160,11 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
     units = lid.get("units", "m")
     if units not in ("m", "cm", "mm"):
         raise ValueError(f"lidar units must be m, cm or mm, got {units!r}")
+    origin = tuple(float(x) for x in lid.get("sensor_origin", ()))
+    if len(origin) not in (0, 3):
+        raise ValueError(f"lidar.sensor_origin must be [x, y, z], got {lid['sensor_origin']!r}")
+    objs = d.get("objects", {})
+    object_only = _flag(objs, "object_only", False, "objects")
 
     ph = d.get("photos", {})
     images = _existing(root, ph["dir"], toml, "photo folder") if "dir" in ph else None
@@ -140,14 +179,13 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
     known = (
         _existing(root, ph["known_distance"], toml, "known-distance file") if "known_distance" in ph else None
     )
+    intrinsics = tuple(float(x) for x in ph["intrinsics"]) if "intrinsics" in ph else None
 
     sp = d.get("splats", {})
     if "files" in sp:
         splats = tuple(_existing(root, f, toml, "splat file") for f in sp["files"])
     else:
         splats = _files(root / "splats", (".ply",))
-
-    objs = d.get("objects", {})
     density = float(objs.get("density", 500.0))
     friction = float(objs.get("friction", 0.8))
     if density <= 0 or friction < 0:
@@ -171,10 +209,19 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
         lidar=lidar,
         lidar_poses=lidar_poses,
         lidar_units=units,
+        lidar_object_only=_flag(lid, "object_only", object_only, "lidar"),
+        sensor_origin=origin,
         images=images,
         marker=marker,
         known_distance=known,
+        photos_object_only=_flag(ph, "object_only", object_only, "photos"),
+        photos_scale=_positive(ph, "scale", "photos"),
+        colour_scans=None if "colour_scans" not in ph else _flag(ph, "colour_scans", False, "photos"),
+        camera_model=None if "camera_model" not in ph else str(ph["camera_model"]),
+        intrinsics=intrinsics,
         splats=splats,
+        splat_scale=_positive(sp, "scale", "splats"),
+        splat_object_only=_flag(sp, "object_only", object_only, "splats"),
         density=density,
         friction=friction,
         robot=robot,

@@ -7,7 +7,7 @@ import struct
 import tokenize
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +88,16 @@ class PointCloud:
             height=1,
             source=self.source,
         )
+
+
+def with_sensor_origin(cloud: PointCloud, given: np.ndarray | None, at_origin: bool) -> PointCloud:
+    """``cloud`` with its sensor origin settled: ``given`` (the user's, in the cloud's frame [m]) over what the file
+    says; the frame's origin when neither says and ``at_origin``; else as read (possibly unknown)."""
+    if given is not None:
+        return replace(cloud, sensor_origin=np.asarray(given, dtype=np.float64).reshape(3))
+    if cloud.sensor_origin is None and at_origin:
+        return replace(cloud, sensor_origin=np.zeros(3))
+    return cloud
 
 
 def merge_clouds(clouds: list[PointCloud], source: str = "") -> PointCloud:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from real2sim.atomic import write_bytes
 from real2sim.errors import InputError
 from real2sim.recon.io.cloud import PointCloud, cloud_from_fields
 from real2sim.recon.io.lzf import lzf_decompress
@@ -105,15 +106,42 @@ def read_pcd(path: Path) -> PointCloud:
             fields["green"] = ((packed >> 8) & 255).astype(np.uint8)
             fields["blue"] = (packed & 255).astype(np.uint8)
     cloud = cloud_from_fields(fields, path)
-    vp = [float(v) for v in hdr.get("VIEWPOINT", ["0", "0", "0", "1", "0", "0", "0"])]
+    # VIEWPOINT: the sensor's pose (tx ty tz qw qx qy qz); absent, the file does not say where the sensor was
+    so = np.array([float(v) for v in hdr["VIEWPOINT"][:3]]) if "VIEWPOINT" in hdr else None
     return PointCloud(
         points=cloud.points,
         colors=cloud.colors,
         normals=cloud.normals,
         labels=cloud.labels,
         intensity=cloud.intensity,
-        sensor_origin=np.array(vp[:3]),
+        sensor_origin=so,
         width=width,
         height=height,
         source=str(path),
     )
+
+
+def write_pcd(path: str | Path, cloud: PointCloud) -> None:
+    """Write ``cloud`` as a binary PCD (x y z, packed rgb and label when present; organised when ``width`` x
+    ``height`` is its size), its single sensor origin as the ``VIEWPOINT`` (none: no VIEWPOINT line)."""
+    n = len(cloud)
+    cols: list[tuple[str, np.ndarray]] = [(k, cloud.points[:, i].astype("<f4")) for i, k in enumerate("xyz")]
+    if cloud.colors is not None:
+        c = np.clip(np.round(np.asarray(cloud.colors) * 255), 0, 255).astype(np.uint32)
+        cols.append(("rgb", ((c[:, 0] << 16) | (c[:, 1] << 8) | c[:, 2]).astype("<u4")))
+    if cloud.labels is not None:
+        cols.append(("label", np.asarray(cloud.labels).astype("<u4")))
+    rec = np.empty(n, dtype=[(k, v.dtype) for k, v in cols])
+    for k, v in cols:
+        rec[k] = v
+    w, h = (cloud.width, cloud.height) if cloud.width * cloud.height == n else (n, 1)
+    so = cloud.sensor_origin
+    if so is not None and np.ndim(so) != 1:
+        raise ValueError("a PCD VIEWPOINT holds one sensor origin; got one per point")
+    hdr = ["VERSION 0.7", "FIELDS " + " ".join(k for k, _ in cols), "SIZE " + " ".join("4" for _ in cols),
+           "TYPE " + " ".join("F" if v.dtype.kind == "f" else "U" for _, v in cols),
+           "COUNT " + " ".join("1" for _ in cols), f"WIDTH {w}", f"HEIGHT {h}"]  # fmt: skip
+    if so is not None:
+        hdr.append("VIEWPOINT " + " ".join(repr(float(x)) for x in so) + " 1 0 0 0")
+    hdr += [f"POINTS {n}", "DATA binary"]
+    write_bytes(path, ("\n".join(hdr) + "\n").encode("ascii") + rec.tobytes())
