@@ -118,6 +118,10 @@ def _largest_patch(xy: np.ndarray, cell: float) -> np.ndarray:
     return lab[ij[:, 0], ij[:, 1]] == int(np.argmax(sizes))
 
 
+_LEVEL_COS = float(np.cos(np.radians(30.0)))
+"""A support candidate must be within 30 deg of a given up direction."""
+
+
 def fit_support(
     points: np.ndarray,
     *,
@@ -146,6 +150,13 @@ def fit_support(
             f"{where}no support plane found (no plane holds {min_fraction:.0%} of the points); "
             "for a scan of a single object without a table use --object-only"
         )
+
+    if (
+        up is not None
+    ):  # a support is level: planes far from the given up (a wall, an object's side) are not it
+        u = np.asarray(up, dtype=np.float64) / np.linalg.norm(up)
+        level = [(m, inl) for m, inl in planes if abs(m[:3] @ u) >= _LEVEL_COS * np.linalg.norm(m[:3])]
+        planes = level or planes
 
     def support_count(m: np.ndarray) -> int:
         return int((np.abs(points @ m[:3] + m[3]) < distance * np.linalg.norm(m[:3])).sum())
