@@ -45,10 +45,13 @@ class PointCloudReconCfg:
     cluster_tolerance: float = 0.015
     """Points closer than this [m] belong to the same object (before colour splitting)."""
     colour_split: float | None = None
-    """RGB distance (0..1) that separates touching objects by colour; ``None`` turns colour splitting off."""
-    concave_split: float | None = None
-    """Split clusters along concave creases where adjacent smooth faces turn toward each other by more than this
-    [deg] (LCCP-style; touching or stacked objects); ``None``: off."""
+    """RGB distance (0..1) at which a region grown inside each segment stops (a plain colour split on top of the
+    convexity split); ``None`` turns it off."""
+    concave_split: float | None = 10.0
+    """Separate touching, stacked and cluttered objects: clusters split into locally convex connected surface patches
+    (LCCP), a concave connection whose normals differ by more than this [deg] parts objects; support relations and
+    surfaces continuing behind an occluder join the parts of one object (docs/segmentation.md). ``None``: off
+    (plain Euclidean clusters)."""
     min_object_points: int = 100
     """Objects with fewer downsampled points are dropped."""
     min_object_size: float = 0.02

@@ -11,6 +11,10 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
+from real2sim.recon.convexity import lccp_segments, merge_convex_unions, patch_graph
+from real2sim.recon.segment_occlusion import RangeImage, merge_occluded
+from real2sim.recon.segment_support import merge_unsupported
+
 
 def euclidean_clusters(points: np.ndarray, tolerance: float) -> np.ndarray:
     """Connected components of the graph linking points closer than ``tolerance`` [m]; labels 0..K-1."""
@@ -69,108 +73,56 @@ def merge_small_regions(lab: np.ndarray, pairs: np.ndarray, min_points: int) -> 
     return lab.reshape(-1).astype(np.int64)
 
 
-def split_concave(
+SEED_SPACINGS = 4.0
+"""Supervoxel seed grid, in sample spacings (median nearest-neighbour distance of the downsampled cloud)."""
+ADJACENT_SPACINGS = 1.8
+"""Points within this many sample spacings are neighbours (supervoxel growth and patch adjacency)."""
+STEP_SPACINGS = 1.0
+"""Slack of the LCCP step check between adjacent patches, in sample spacings (range noise)."""
+MAX_CONCAVITY = 0.01
+"""Touching segments whose union is convex within this depth [m] are one object (surface relief, not a notch)."""
+
+
+def split_convex(
     points: np.ndarray,
     normals: np.ndarray,
+    colors: np.ndarray | None,
     *,
-    angle_deg: float,
+    concavity_deg: float,
     min_points: int,
     support_band: float,
-    k: int = 12,
+    tolerance: float,
+    image: RangeImage | None = None,
 ) -> np.ndarray:
-    """Split one cluster (scene frame, support at z = 0) along concave creases, LCCP-style (Stein et al. 2014).
-
-    1. Faces: points whose ``k`` nearest neighbours' normals agree (``1 - |mean normal| < 1 - cos(angle / 2)``)
-       are smooth; the smooth points fall into connected faces. The rest is the crease band (edges, where
-       estimated normals are smeared), which is left out of the convexity test.
-    2. Adjacent faces (points within 4 sample spacings across the band) vote with their clean normals over the
-       close pairs ``(p, q)``: concave when ``(n_p - n_q) . (p - q) < 0`` for most pairs and the faces' mean
-       normals there differ by more than ``angle_deg``. Faces joined by any other adjacency merge.
-    3. Crease points take the label of the nearest face point; segments smaller than ``min_points`` join the
-       neighbour they touch most; a segment that neither reaches the support (lowest point within
-       ``support_band``) nor rests on another (their boundary at its bottom), such as a mug's handle, merges back.
-    Labels 0..K-1 (all zeros when nothing splits).
-    """
+    """Split one cluster (scene frame, support at z = 0) into locally convex connected patches (LCCP, Stein et al.
+    2014; ``convexity.py``), then apply support relations: segments smaller than ``min_points`` join the neighbour
+    they touch most, and a segment that neither reaches the support (lowest point within ``support_band``) nor rests
+    on another (their boundary at its bottom), such as a mug's handle, merges back. Labels 0..K-1."""
     n = len(points)
     zeros = np.zeros(n, dtype=np.int64)
-    if n < 2 * k:
+    if n < 8:
         return zeros
-    tree = cKDTree(points)
-    d, nn = tree.query(points, k=k)
-    spacing = float(np.median(d[:, 1]))
-    var = 1.0 - np.linalg.norm(normals[nn].mean(axis=1), axis=1)
-    smooth = var < 1.0 - np.cos(np.radians(angle_deg) / 2.0)
-    pairs = tree.query_pairs(1.8 * spacing, output_type="ndarray")
-    if len(pairs) == 0 or smooth.sum() < 2:
-        return zeros
-    # face edges: both ends smooth and the edge along both tangent planes (no step between parallel faces)
-    e = points[pairs[:, 1]] - points[pairs[:, 0]]
-    e /= np.linalg.norm(e, axis=1, keepdims=True) + 1e-18
-    tol = np.sin(np.radians(angle_deg))
-    along = (np.abs(np.einsum("ij,ij->i", e, normals[pairs[:, 0]])) < tol) & (
-        np.abs(np.einsum("ij,ij->i", e, normals[pairs[:, 1]])) < tol
-    )
-    both = smooth[pairs[:, 0]] & smooth[pairs[:, 1]] & along
-    sp = pairs[both]
-    g = coo_matrix((np.ones(len(sp)), (sp[:, 0], sp[:, 1])), shape=(n, n))
-    _, face = connected_components(g, directed=False)
-    face = np.where(smooth, face, -1)
-    sizes = np.bincount(face[smooth], minlength=int(face.max()) + 1)
-    face[(face >= 0) & (sizes[np.maximum(face, 0)] < max(10, min_points // 4))] = -1
-    idx = np.flatnonzero(face >= 0)
-    if len(idx) < 2:
-        return zeros
-    _, face_c = np.unique(face[idx], return_inverse=True)
-    face[idx] = face_c.reshape(-1)
-    nf = int(face[idx].max()) + 1
-    if nf == 1:
-        return zeros
-    near = cKDTree(points[idx]).query_pairs(6.0 * spacing, output_type="ndarray")
-    a, b = idx[near[:, 0]], idx[near[:, 1]]
-    cross = face[a] != face[b]
-    a, b = a[cross], b[cross]
-    swap = face[a] > face[b]
-    a, b = np.where(swap, b, a), np.where(swap, a, b)
-    key = face[a] * nf + face[b]
-    ukey, inv = np.unique(key, return_inverse=True)
-    inv = inv.reshape(-1)
-    m = len(ukey)
-    if m == 0:
-        return zeros
-    cnt = np.bincount(inv, minlength=m).astype(np.float64)
-    vote = np.sign(np.einsum("ij,ij->i", normals[a] - normals[b], points[a] - points[b]))
-    mean_vote = np.bincount(inv, weights=vote, minlength=m) / cnt
-    na = np.stack([np.bincount(inv, weights=normals[a, j], minlength=m) for j in range(3)], 1)
-    nb = np.stack([np.bincount(inv, weights=normals[b, j], minlength=m) for j in range(3)], 1)
-    na /= np.linalg.norm(na, axis=1, keepdims=True) + 1e-18
-    nb /= np.linalg.norm(nb, axis=1, keepdims=True) + 1e-18
-    concave = (mean_vote < -0.3) & (np.einsum("ij,ij->i", na, nb) < np.cos(np.radians(angle_deg)))
-    # parallel faces offset along their normal by a step (a narrow face between them, too narrow to be seen as
-    # a face, e.g. where two boxes of different depth touch) meet in a crease too
-    nbar = na + nb
-    nbar /= np.linalg.norm(nbar, axis=1, keepdims=True) + 1e-18
-    dab = points[a] - points[b]
-    close = np.linalg.norm(dab, axis=1) < 3.0 * spacing
-    off = np.abs(np.einsum("ij,ij->i", dab, nbar[inv]))
-    n_close = np.bincount(inv, weights=close.astype(float), minlength=m)
-    step = np.bincount(inv, weights=np.where(close, off, 0.0), minlength=m) / np.maximum(n_close, 1.0)
-    concave |= (n_close >= 5) & (step > 1.5 * spacing)
-    fsize = np.bincount(face[idx], minlength=nf)
-    # an adjacency of a few pairs (a corner, noise) is not a shared boundary
-    join = ~concave & (cnt >= np.maximum(5, 0.05 * np.minimum(fsize[ukey // nf], fsize[ukey % nf])))
-    gf = coo_matrix((np.ones(int(join.sum())), (ukey[join] // nf, ukey[join] % nf)), shape=(nf, nf))
-    _, seg_of_face = connected_components(gf, directed=False)
-    seg = np.full(n, -1, dtype=np.int64)
-    seg[idx] = seg_of_face[face[idx]]
-    rest = np.flatnonzero(seg < 0)
-    if len(rest):
-        _, j = cKDTree(points[idx]).query(points[rest])
-        seg[rest] = seg[idx][j]
-    _, seg = np.unique(seg, return_inverse=True)
-    seg = merge_small_regions(seg.reshape(-1).astype(np.int64), pairs, min_points)
+    spacing = float(np.median(cKDTree(points).query(points, k=2)[0][:, 1]))
+    g = patch_graph(
+        points, normals, colors, seed=SEED_SPACINGS * spacing, radius=ADJACENT_SPACINGS * spacing,
+        concavity_tolerance_deg=concavity_deg, step_slack=STEP_SPACINGS * spacing,
+    )  # fmt: skip
+    seg = lccp_segments(g)[g.patch]
     if seg.max() == 0:
         return zeros
-    return _merge_unsupported(points, seg, pairs, support_band)
+    near = cKDTree(points).query_pairs(tolerance, output_type="ndarray")
+    _, seg = np.unique(seg, return_inverse=True)
+    seg = seg.reshape(-1).astype(np.int64)
+    if image is not None:
+        step = 2.0 * STEP_SPACINGS * spacing
+        seg = merge_occluded(seg, g, g.pairs, image, concavity_deg=concavity_deg, step=step, spacing=spacing)
+    seg = merge_small_regions(seg.reshape(-1).astype(np.int64), near, min_points)
+    if seg.max() == 0:
+        return zeros
+    seg = merge_convex_unions(points, seg, near, MAX_CONCAVITY)
+    if seg.max() == 0:
+        return zeros
+    return merge_unsupported(points, normals, seg, g, near, support_band, spacing)
 
 
 def _merge_unsupported(
@@ -204,6 +156,21 @@ def _merge_unsupported(
     return seg
 
 
+def fallback_normals(points: np.ndarray, lab: np.ndarray, k: int = 12) -> np.ndarray:
+    """Unit normals (PCA of ``k`` neighbours) where no sensor position orients them: turned up, or away from their
+    cluster's centroid where they are nearly horizontal."""
+    k = min(k, len(points))
+    _, nn = cKDTree(points).query(points, k=k)
+    q = points[nn] - points[nn].mean(axis=1, keepdims=True)
+    _, v = np.linalg.eigh(np.einsum("nki,nkj->nij", q, q))
+    n = v[:, :, 0]
+    ctr = np.stack([np.bincount(lab, weights=points[:, j]) / np.bincount(lab) for j in range(3)], 1)[lab]
+    out = np.einsum("ij,ij->i", n, points - ctr)
+    flip = np.where(np.abs(n[:, 2]) > 0.5, n[:, 2] < 0, out < 0)
+    n[flip] *= -1
+    return n
+
+
 def _split_each(lab: np.ndarray, min_points: int, split) -> np.ndarray:
     """Relabel every cluster of ``lab`` (0..K-1) by ``split(point indices) -> sub-labels 0..S-1``, numbering the
     pieces consecutively; clusters under ``2 * min_points`` points are not split."""
@@ -229,21 +196,31 @@ def segment_objects(
     normals: np.ndarray | None = None,
     concave_angle: float | None = None,
     support_band: float = 0.015,
+    origins: np.ndarray | None = None,
 ) -> np.ndarray:
     """Object labels for scene-frame points above the support: -1 for rejected points, 0..K-1 for objects,
     ordered by decreasing size (point count; ties by centroid x then y), so the numbering is deterministic.
     """
     lab = euclidean_clusters(points, tolerance)
-    if concave_angle is not None and normals is not None and len(points):
+    if concave_angle is not None and len(points):
+        if normals is None:
+            normals = fallback_normals(points, lab)
+        image = None
+        if origins is not None and len(points) > 1 and float(np.ptp(origins, axis=0).max()) <= tolerance:
+            spacing = float(np.median(cKDTree(points).query(points, k=2)[0][:, 1]))
+            image = RangeImage(points, np.asarray(origins, dtype=np.float64).mean(axis=0), spacing)
         lab = _split_each(
             lab,
             min_points,
-            lambda idx: split_concave(
+            lambda idx: split_convex(
                 points[idx],
                 normals[idx],
-                angle_deg=concave_angle,
+                None if colors is None else colors[idx],
+                concavity_deg=concave_angle,
                 min_points=min_points,
                 support_band=support_band,
+                tolerance=tolerance,
+                image=image,
             ),
         )
     if colour_split is not None and colors is not None and len(points):
