@@ -25,37 +25,12 @@ MUG = ROOT.parent / "shared" / "data" / "pointclouds" / "pcl_mug" / "table_scene
 SCENES = ("test0", "test12", "test36", "test21", "test44", "test56")
 
 
-def object_ious(truth: np.ndarray, labels: np.ndarray) -> list[float]:
-    """Per labelled object (``truth`` > 0 per point), the point IoU of the predicted object (``labels`` k >= 1)
-    matched to it one-to-one (maximum total IoU); 0 for an object left unmatched."""
-    from real2sim.matching import match_pairs
-
-    ids = sorted(set(np.unique(truth).tolist()) - {0})
-    ks = sorted(set(np.unique(labels).tolist()) - {-1, 0})
-    iou = np.zeros((len(ids), max(len(ks), 1)))
-    for i, g in enumerate(ids):
-        a = truth == g
-        for j, k in enumerate(ks):
-            b = labels == k
-            iou[i, j] = (a & b).sum() / (a | b).sum()
-    out = [0.0] * len(ids)
-    for i, j, _ in match_pairs(-iou):
-        out[i] = float(iou[i, j])
-    return out
-
-
-def truth_labels(cloud) -> np.ndarray:
-    """OSD ground truth per valid point: 0 table/background, k >= 1 object k (label // 10 - 1)."""
-    lab = cloud.labels[cloud.valid_mask()]
-    return np.where(lab >= 10, lab // 10 - 1, 0)
-
-
-def ours(path: Path) -> tuple[np.ndarray, float, int]:
-    """real2sim with default options: labels per valid point, seconds, object count."""
+def ours(path: Path, **options) -> tuple[np.ndarray, float, int]:
+    """real2sim with default options (or ``options``): labels per valid point, seconds, object count."""
     from real2sim.recon.pointcloud import PointCloudReconCfg, run_recon_pointcloud
 
     t0 = time.perf_counter()
-    out = run_recon_pointcloud(PointCloudReconCfg(inputs=(path,)))
+    out = run_recon_pointcloud(PointCloudReconCfg(inputs=(path,), **options))
     dt = time.perf_counter() - t0
     return out.point_labels, dt, len(out.scene.objects)
 
@@ -88,19 +63,25 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="CI smoke: test21 only, no baseline")
     ap.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
+    ap.add_argument("--scenes", default=",".join(SCENES), help="comma-separated OSD scenes")
+    ap.add_argument(
+        "--crop-margin", type=float, default=None, help="override crop_margin [m] (default: the cfg's)"
+    )
     args = ap.parse_args()
+    options = {} if args.crop_margin is None else {"crop_margin": args.crop_margin}
     if not OSD.is_dir():
         print(f"skipped: {OSD} not present")
         return
     import open3d  # noqa: F401  (import cost outside the timings)
 
     from real2sim.recon.io import read_points
+    from tests.helpers.osd import object_ious, truth_labels
 
     rows = []
-    for scene in ("test21",) if args.quick else SCENES:
+    for scene in ("test21",) if args.quick else args.scenes.split(","):
         cloud = read_points(OSD / f"{scene}.pcd")
         truth = truth_labels(cloud)
-        lab, dt, n = ours(OSD / f"{scene}.pcd")
+        lab, dt, n = ours(OSD / f"{scene}.pcd", **options)
         row = {"scene": scene, "objects_true": int(truth.max())}
         iou = object_ious(truth, lab[cloud.valid_mask()])
         row["real2sim"] = {"objects": n, "min_iou": round(min(iou), 3), "ious": [round(x, 3) for x in iou],
@@ -111,7 +92,7 @@ def main() -> None:
             row["open3d_baseline"] = {"objects": bn, "min_iou": round(min(biou), 3),
                                       "ious": [round(x, 3) for x in biou], "seconds": round(bdt, 2)}  # fmt: skip
         rows.append(row)
-    result: dict = {"osd": rows}
+    result: dict = {"options": options, "osd": rows}
     if not args.quick and MUG.is_file():
         from real2sim.recon.pointcloud import PointCloudReconCfg, run_recon_pointcloud
 

@@ -203,19 +203,24 @@ def merge_convex_unions(
     (relief of one surface, such as a stone's dents, rather than a notch between two objects), shallowest first.
     ``seg``: per point, 0..K-1. Labels 0..K'-1."""
     seg = seg.copy()
-    while seg.max() > 0:
+    depth: dict[tuple[int, int], float] = {}
+    while True:
         a, b = seg[near[:, 0]], seg[near[:, 1]]
         cross = a != b
-        if not cross.any():
-            break
         pairs = np.unique(
             np.stack([np.minimum(a[cross], b[cross]), np.maximum(a[cross], b[cross])], 1), axis=0
         )
-        depth = np.array([concavity_depth(points[(seg == i) | (seg == j)]) for i, j in pairs])
-        best = int(np.argmin(depth))
+        pairs = [(int(i), int(j)) for i, j in pairs]
+        depth = {
+            p: depth[p] if p in depth else concavity_depth(points[(seg == p[0]) | (seg == p[1])])
+            for p in pairs
+        }
+        if not depth:
+            break
+        best = min(sorted(depth), key=depth.__getitem__)
         if depth[best] > max_depth:
             break
-        seg[seg == pairs[best, 1]] = pairs[best, 0]
-        _, seg = np.unique(seg, return_inverse=True)
-        seg = seg.reshape(-1).astype(np.int64)
-    return seg
+        seg[seg == best[1]] = best[0]
+        depth = {p: v for p, v in depth.items() if best[0] not in p and best[1] not in p}
+    _, seg = np.unique(seg, return_inverse=True)
+    return seg.reshape(-1).astype(np.int64)

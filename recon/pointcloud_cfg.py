@@ -50,8 +50,8 @@ class PointCloudReconCfg:
     concave_split: float | None = 10.0
     """Separate touching, stacked and cluttered objects: clusters split into locally convex connected surface patches
     (LCCP), a concave connection whose normals differ by more than this [deg] parts objects; support relations and
-    surfaces continuing behind an occluder join the parts of one object (docs/segmentation.md). ``None``: off
-    (plain Euclidean clusters)."""
+    surfaces continuing behind an occluder join the parts of one object (docs/segmentation.md). 0 or ``None``:
+    off (plain Euclidean clusters)."""
     min_object_points: int = 100
     """Objects with fewer downsampled points are dropped."""
     min_object_size: float = 0.02
@@ -112,8 +112,8 @@ class PointCloudReconCfg:
             raise ConfigError(
                 "mesh_max_cells >= 8, max_triangles >= 12 and min_object_points >= 1 are required"
             )
-        if self.concave_split is not None and not 0 < self.concave_split < 180:
-            raise ConfigError(f"concave_split must be in (0, 180) degrees or None; got {self.concave_split}")
+        if self.concave_split is not None and not 0 <= self.concave_split < 180:
+            raise ConfigError(f"concave_split must be in [0, 180) degrees or None; got {self.concave_split}")
         if self.colour_split is not None and not self.colour_split > 0:
             raise ConfigError(f"colour_split must be > 0 or None; got {self.colour_split}")
         if self.register_voxel < 0 or not 0 <= self.register_min_fitness <= 1:

@@ -74,13 +74,23 @@ def merge_small_regions(lab: np.ndarray, pairs: np.ndarray, min_points: int) -> 
 
 
 SEED_SPACINGS = 4.0
-"""Supervoxel seed grid, in sample spacings (median nearest-neighbour distance of the downsampled cloud)."""
+"""Supervoxel seed grid, in sample spacings (median nearest-neighbour distance, ``sample_spacing``)."""
 ADJACENT_SPACINGS = 1.8
-"""Points within this many sample spacings are neighbours (supervoxel growth and patch adjacency)."""
+"""Points within this many sample spacings are neighbours (supervoxel growth and patch adjacency) ..."""
+GRID_REACH = 1.0
+"""... and at least within this many 4th-neighbour distances, so that a surface sampled unevenly stays connected."""
 STEP_SPACINGS = 1.0
 """Slack of the LCCP step check between adjacent patches, in sample spacings (range noise)."""
 MAX_CONCAVITY = 0.01
 """Touching segments whose union is convex within this depth [m] are one object (surface relief, not a notch)."""
+
+
+def sample_spacing(points: np.ndarray) -> tuple[float, float]:
+    """Typical distances [m] between samples of a surface: the median distance to the nearest neighbour, and to the
+    4th nearest (on a square grid, the 4 edge neighbours; robust to the jitter of voxel means)."""
+    k = min(5, len(points))
+    d = cKDTree(points).query(points, k=k)[0]
+    return float(np.median(d[:, 1])), float(np.median(d[:, k - 1]))
 
 
 def split_convex(
@@ -102,9 +112,10 @@ def split_convex(
     zeros = np.zeros(n, dtype=np.int64)
     if n < 8:
         return zeros
-    spacing = float(np.median(cKDTree(points).query(points, k=2)[0][:, 1]))
+    spacing, grid = sample_spacing(points)
+    radius = max(ADJACENT_SPACINGS * spacing, GRID_REACH * grid)
     g = patch_graph(
-        points, normals, colors, seed=SEED_SPACINGS * spacing, radius=ADJACENT_SPACINGS * spacing,
+        points, normals, colors, seed=SEED_SPACINGS * spacing, radius=radius,
         concavity_tolerance_deg=concavity_deg, step_slack=STEP_SPACINGS * spacing,
     )  # fmt: skip
     seg = lccp_segments(g)[g.patch]
@@ -202,13 +213,14 @@ def segment_objects(
     ordered by decreasing size (point count; ties by centroid x then y), so the numbering is deterministic.
     """
     lab = euclidean_clusters(points, tolerance)
-    if concave_angle is not None and len(points):
+    if concave_angle and len(points):
         if normals is None:
             normals = fallback_normals(points, lab)
         image = None
         if origins is not None and len(points) > 1 and float(np.ptp(origins, axis=0).max()) <= tolerance:
-            spacing = float(np.median(cKDTree(points).query(points, k=2)[0][:, 1]))
-            image = RangeImage(points, np.asarray(origins, dtype=np.float64).mean(axis=0), spacing)
+            image = RangeImage(
+                points, np.asarray(origins, dtype=np.float64).mean(axis=0), sample_spacing(points)[0]
+            )
         lab = _split_each(
             lab,
             min_points,

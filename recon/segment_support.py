@@ -18,6 +18,9 @@ REST_FRACTION = 0.5
 """Segment S rests on T when at least this share of their contact has S above T (or on T's upward surface)."""
 MIN_REST_PAIRS = 3
 """... and at least this many contact point pairs do."""
+LEAN_FRACTION = 2.0 / 3.0
+"""Segment S leans on T (a tilted object whose low edge is hidden) when this share of their contact has S above T,
+wherever on S the contact lies."""
 LOW_QUANTILE = 0.02
 """A segment's bottom for the contact test: this quantile of its heights."""
 BOTTOM_FRACTION = 0.3
@@ -32,7 +35,7 @@ def rests_on(
     points: np.ndarray, normals: np.ndarray, seg: np.ndarray, pairs: np.ndarray, spacing: float
 ) -> np.ndarray:
     """(K, K) boolean: segment i rests on segment j (their contact lies at i's bottom and has i above j, or on j's
-    upward surface)."""
+    upward surface) or leans on it (most of their contact has i above j)."""
     k = int(seg.max()) + 1
     cross = seg[pairs[:, 0]] != seg[pairs[:, 1]]
     p = np.r_[pairs[cross, 0], pairs[cross, 1]]
@@ -56,7 +59,9 @@ def rests_on(
     ends = np.r_[starts[1:], len(key)]
     med = rel[(starts + ends - 1) // 2]
     bottom.flat[key[starts]] = med <= BOTTOM_FRACTION
-    return (above >= MIN_REST_PAIRS) & (above >= REST_FRACTION * np.maximum(total, 1.0)) & bottom
+    high = _pair_matrix(seg[p], seg[q], (points[p, 2] - points[q, 2] > spacing).astype(float), k)
+    lean = (high >= MIN_REST_PAIRS) & (high >= LEAN_FRACTION * np.maximum(total, 1.0))
+    return lean | ((above >= MIN_REST_PAIRS) & (above >= REST_FRACTION * np.maximum(total, 1.0)) & bottom)
 
 
 def merge_unsupported(
