@@ -128,7 +128,9 @@ def split_convex(
         step = 2.0 * STEP_SPACINGS * spacing
         seg = merge_occluded(seg, g, g.pairs, image, concavity_deg=concavity_deg, step=step, spacing=spacing)
     seg = merge_small_regions(seg.reshape(-1).astype(np.int64), near, min_points)
-    if seg.max() == 0:
+    if (
+        seg.max() == 0 or np.bincount(seg).max() < min_points
+    ):  # shattered (normals too noisy): keep the cluster
         return zeros
     seg = merge_convex_unions(points, seg, near, MAX_CONCAVITY)
     if seg.max() == 0:
