@@ -170,18 +170,28 @@ def _merge_unsupported(
 
 
 def fallback_normals(points: np.ndarray, lab: np.ndarray, k: int = 12) -> np.ndarray:
-    """Unit normals (PCA of ``k`` neighbours) where no sensor position orients them: turned up, or away from their
-    cluster's centroid where they are nearly horizontal."""
-    k = min(k, len(points))
-    _, nn = cKDTree(points).query(points, k=k)
-    q = points[nn] - points[nn].mean(axis=1, keepdims=True)
-    _, v = np.linalg.eigh(np.einsum("nki,nkj->nij", q, q))
-    n = v[:, :, 0]
-    ctr = np.stack([np.bincount(lab, weights=points[:, j]) / np.bincount(lab) for j in range(3)], 1)[lab]
-    out = np.einsum("ij,ij->i", n, points - ctr)
-    flip = np.where(np.abs(n[:, 2]) > 0.5, n[:, 2] < 0, out < 0)
-    n[flip] *= -1
-    return n
+    """Unit normals where no sensor position orients them: per cluster, turned up (or away from the cluster's
+    centroid where nearly horizontal), then made consistent over the surface (Open3D's tangent-plane propagation)
+    and flipped so that most face up or out."""
+    import open3d as o3d
+
+    out = np.zeros_like(points)
+    for c in range(int(lab.max()) + 1 if len(lab) else 0):
+        idx = np.flatnonzero(lab == c)
+        pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points[idx]))
+        pc.estimate_normals(o3d.geometry.KDTreeSearchParamKNN(min(k, len(idx))))
+        n = np.asarray(pc.normals).copy()
+        rel = points[idx] - points[idx].mean(axis=0)
+        n[np.where(np.abs(n[:, 2]) > 0.5, n[:, 2] < 0, np.einsum("ij,ij->i", n, rel) < 0)] *= -1
+        if len(idx) > k:
+            pc.normals = o3d.utility.Vector3dVector(n)
+            pc.orient_normals_consistent_tangent_plane(k)
+            n = np.asarray(pc.normals).copy()
+            score = np.where(np.abs(n[:, 2]) > 0.5, n[:, 2], np.einsum("ij,ij->i", n, rel))
+            if np.mean(score > 0) < 0.5:
+                n = -n
+        out[idx] = n
+    return out
 
 
 def _split_each(lab: np.ndarray, min_points: int, split) -> np.ndarray:
