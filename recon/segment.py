@@ -1,5 +1,6 @@
-"""Objects on the support: Euclidean clustering of the points above the plane, split where colour or geometry
-separates touching objects, then size filters.
+"""Objects on the support: Euclidean clustering of the points above the plane, each cluster split into locally
+convex parts and regrouped by support relations and occlusion (``split_convex``, docs/segmentation.md), an optional
+colour split, then size filters.
 
 All inputs are in the scene frame (z up, support at z = 0).
 """
@@ -104,10 +105,12 @@ def split_convex(
     tolerance: float,
     image: RangeImage | None = None,
 ) -> np.ndarray:
-    """Split one cluster (scene frame, support at z = 0) into locally convex connected patches (LCCP, Stein et al.
-    2014; ``convexity.py``), then apply support relations: segments smaller than ``min_points`` join the neighbour
-    they touch most, and a segment that neither reaches the support (lowest point within ``support_band``) nor rests
-    on another (their boundary at its bottom), such as a mug's handle, merges back. Labels 0..K-1."""
+    """Split one cluster (scene frame, support at z = 0) into objects: locally convex connected patches (LCCP, Stein
+    et al. 2014; ``convexity.py``); pieces of one plane cut apart by an occluder join (``image``: the z-buffer from
+    the sensor, ``segment_occlusion.py``); segments smaller than ``min_points`` join the neighbour they touch most
+    (within ``tolerance``); touching segments whose union is convex within ``MAX_CONCAVITY`` join; a segment that
+    neither reaches the support (within ``support_band``) nor rests on another, such as a mug's handle, joins a
+    neighbour (``segment_support.py``). Labels 0..K-1."""
     n = len(points)
     zeros = np.zeros(n, dtype=np.int64)
     if n < 8:
@@ -127,46 +130,14 @@ def split_convex(
     if image is not None:
         step = 2.0 * STEP_SPACINGS * spacing
         seg = merge_occluded(seg, g, g.pairs, image, concavity_deg=concavity_deg, step=step, spacing=spacing)
-    seg = merge_small_regions(seg.reshape(-1).astype(np.int64), near, min_points)
-    if (
-        seg.max() == 0 or np.bincount(seg).max() < min_points
-    ):  # shattered (normals too noisy): keep the cluster
+    seg = merge_small_regions(seg, near, min_points)
+    # shattered into pieces all too small (normals too noisy to judge): keep the cluster whole
+    if seg.max() == 0 or np.bincount(seg).max() < min_points:
         return zeros
     seg = merge_convex_unions(points, seg, near, MAX_CONCAVITY)
     if seg.max() == 0:
         return zeros
     return merge_unsupported(points, normals, seg, g, near, support_band, spacing)
-
-
-def _merge_unsupported(
-    points: np.ndarray, seg: np.ndarray, pairs: np.ndarray, support_band: float
-) -> np.ndarray:
-    """Merge segments that neither reach the support nor rest on a neighbour into the neighbour they touch most."""
-    while seg.max() > 0:
-        a, b = seg[pairs[:, 0]], seg[pairs[:, 1]]
-        cross = a != b
-        changed = False
-        for s_id in range(int(seg.max()) + 1):
-            idx = np.flatnonzero(seg == s_id)
-            z = points[idx, 2]
-            if z.min() <= support_band:
-                continue
-            mine = cross & ((a == s_id) | (b == s_id))
-            if not mine.any():
-                continue
-            bnd = np.where(a[mine] == s_id, pairs[mine, 0], pairs[mine, 1])
-            height = max(float(z.max() - z.min()), 1e-6)
-            if np.median(points[bnd, 2]) - z.min() <= 0.25 * height:
-                continue  # it rests on its neighbour
-            other = np.where(a[mine] == s_id, b[mine], a[mine])
-            seg[idx] = int(np.bincount(other).argmax())
-            _, seg = np.unique(seg, return_inverse=True)
-            seg = seg.reshape(-1).astype(np.int64)
-            changed = True
-            break
-        if not changed:
-            break
-    return seg
 
 
 def fallback_normals(points: np.ndarray, lab: np.ndarray, k: int = 12) -> np.ndarray:
