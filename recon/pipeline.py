@@ -197,7 +197,7 @@ def points_to_scene(
             ds[kidx], None if ds_col is None else ds_col[kidx], tolerance=cfg.cluster_tolerance,
             min_points=cfg.min_object_points, min_size=cfg.min_object_size, max_size=cfg.max_object_size,
             colour_split=cfg.colour_split, normals=ds_nrm, concave_angle=cfg.concave_split,
-            support_band=cfg.min_height + cfg.voxel,
+            support_band=cfg.min_height + cfg.voxel, origins=None if ds_nrm is None else ds_o,
         )  # fmt: skip
         cand_lab = ds_lab[inv]
         lab_valid[cand] = np.where(cand_lab >= 0, cand_lab + 1, -1)

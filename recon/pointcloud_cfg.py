@@ -51,10 +51,13 @@ class PointCloudReconCfg:
     cluster_tolerance: float = 0.015
     """Points closer than this [m] belong to the same object (before colour splitting)."""
     colour_split: float | None = None
-    """RGB distance (0..1) that separates touching objects by colour; ``None`` turns colour splitting off."""
-    concave_split: float | None = None
-    """Split clusters along concave creases where adjacent smooth faces turn toward each other by more than this
-    [deg] (LCCP-style; touching or stacked objects); ``None``: off."""
+    """RGB distance (0..1) at which a region grown inside each segment stops (a plain colour split on top of the
+    convexity split); ``None`` turns it off."""
+    concave_split: float | None = 10.0
+    """Separate touching, stacked and cluttered objects: clusters split into locally convex connected surface patches
+    (LCCP), a concave connection whose normals differ by more than this [deg] parts objects; support relations and
+    surfaces continuing behind an occluder join the parts of one object (docs/segmentation.md). 0 or ``None``:
+    off (plain Euclidean clusters)."""
     min_object_points: int = 100
     """Objects with fewer downsampled points are dropped."""
     min_object_size: float = 0.02
@@ -115,8 +118,8 @@ class PointCloudReconCfg:
             raise ConfigError(
                 "mesh_max_cells >= 8, max_triangles >= 12 and min_object_points >= 1 are required"
             )
-        if self.concave_split is not None and not 0 < self.concave_split < 180:
-            raise ConfigError(f"concave_split must be in (0, 180) degrees or None; got {self.concave_split}")
+        if self.concave_split is not None and not 0 <= self.concave_split < 180:
+            raise ConfigError(f"concave_split must be in [0, 180) degrees or None; got {self.concave_split}")
         if self.colour_split is not None and not self.colour_split > 0:
             raise ConfigError(f"colour_split must be > 0 or None; got {self.colour_split}")
         if self.register_voxel < 0 or not 0 <= self.register_min_fitness <= 1:

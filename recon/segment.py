@@ -1,5 +1,6 @@
-"""Objects on the support: Euclidean clustering of the points above the plane, split where colour or geometry
-separates touching objects, then size filters.
+"""Objects on the support: Euclidean clustering of the points above the plane, each cluster split into locally
+convex parts and regrouped by support relations and occlusion (``split_convex``, docs/segmentation.md), an optional
+colour split, then size filters.
 
 All inputs are in the scene frame (z up, support at z = 0).
 """
@@ -10,6 +11,10 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
+
+from real2sim.recon.convexity import lccp_segments, merge_convex_unions, patch_graph
+from real2sim.recon.segment_occlusion import RangeImage, merge_occluded
+from real2sim.recon.segment_support import merge_unsupported
 
 
 def euclidean_clusters(points: np.ndarray, tolerance: float) -> np.ndarray:
@@ -69,139 +74,95 @@ def merge_small_regions(lab: np.ndarray, pairs: np.ndarray, min_points: int) -> 
     return lab.reshape(-1).astype(np.int64)
 
 
-def split_concave(
+SEED_SPACINGS = 4.0
+"""Supervoxel seed grid, in sample spacings (median nearest-neighbour distance, ``sample_spacing``)."""
+ADJACENT_SPACINGS = 1.8
+"""Points within this many sample spacings are neighbours (supervoxel growth and patch adjacency) ..."""
+GRID_REACH = 1.0
+"""... and at least within this many 4th-neighbour distances, so that a surface sampled unevenly stays connected."""
+STEP_SPACINGS = 1.0
+"""Slack of the LCCP step check between adjacent patches, in sample spacings (range noise)."""
+MAX_CONCAVITY = 0.01
+"""Touching segments whose union is convex within this depth [m] are one object (surface relief, not a notch)."""
+
+
+def sample_spacing(points: np.ndarray) -> tuple[float, float]:
+    """Typical distances [m] between samples of a surface: the median distance to the nearest neighbour, and to the
+    4th nearest (on a square grid, the 4 edge neighbours; robust to the jitter of voxel means)."""
+    k = min(5, len(points))
+    d = cKDTree(points).query(points, k=k)[0]
+    return float(np.median(d[:, 1])), float(np.median(d[:, k - 1]))
+
+
+def split_convex(
     points: np.ndarray,
     normals: np.ndarray,
+    colors: np.ndarray | None,
     *,
-    angle_deg: float,
+    concavity_deg: float,
     min_points: int,
     support_band: float,
-    k: int = 12,
+    tolerance: float,
+    image: RangeImage | None = None,
 ) -> np.ndarray:
-    """Split one cluster (scene frame, support at z = 0) along concave creases, LCCP-style (Stein et al. 2014).
-
-    1. Faces: points whose ``k`` nearest neighbours' normals agree (``1 - |mean normal| < 1 - cos(angle / 2)``)
-       are smooth; the smooth points fall into connected faces. The rest is the crease band (edges, where
-       estimated normals are smeared), which is left out of the convexity test.
-    2. Adjacent faces (points within 4 sample spacings across the band) vote with their clean normals over the
-       close pairs ``(p, q)``: concave when ``(n_p - n_q) . (p - q) < 0`` for most pairs and the faces' mean
-       normals there differ by more than ``angle_deg``. Faces joined by any other adjacency merge.
-    3. Crease points take the label of the nearest face point; segments smaller than ``min_points`` join the
-       neighbour they touch most; a segment that neither reaches the support (lowest point within
-       ``support_band``) nor rests on another (their boundary at its bottom), such as a mug's handle, merges back.
-    Labels 0..K-1 (all zeros when nothing splits).
-    """
+    """Split one cluster (scene frame, support at z = 0) into objects: locally convex connected patches (LCCP, Stein
+    et al. 2014; ``convexity.py``); pieces of one plane cut apart by an occluder join (``image``: the z-buffer from
+    the sensor, ``segment_occlusion.py``); segments smaller than ``min_points`` join the neighbour they touch most
+    (within ``tolerance``); touching segments whose union is convex within ``MAX_CONCAVITY`` join; a segment that
+    neither reaches the support (within ``support_band``) nor rests on another, such as a mug's handle, joins a
+    neighbour (``segment_support.py``). Labels 0..K-1."""
     n = len(points)
     zeros = np.zeros(n, dtype=np.int64)
-    if n < 2 * k:
+    if n < 8:
         return zeros
-    tree = cKDTree(points)
-    d, nn = tree.query(points, k=k)
-    spacing = float(np.median(d[:, 1]))
-    var = 1.0 - np.linalg.norm(normals[nn].mean(axis=1), axis=1)
-    smooth = var < 1.0 - np.cos(np.radians(angle_deg) / 2.0)
-    pairs = tree.query_pairs(1.8 * spacing, output_type="ndarray")
-    if len(pairs) == 0 or smooth.sum() < 2:
-        return zeros
-    # face edges: both ends smooth and the edge along both tangent planes (no step between parallel faces)
-    e = points[pairs[:, 1]] - points[pairs[:, 0]]
-    e /= np.linalg.norm(e, axis=1, keepdims=True) + 1e-18
-    tol = np.sin(np.radians(angle_deg))
-    along = (np.abs(np.einsum("ij,ij->i", e, normals[pairs[:, 0]])) < tol) & (
-        np.abs(np.einsum("ij,ij->i", e, normals[pairs[:, 1]])) < tol
-    )
-    both = smooth[pairs[:, 0]] & smooth[pairs[:, 1]] & along
-    sp = pairs[both]
-    g = coo_matrix((np.ones(len(sp)), (sp[:, 0], sp[:, 1])), shape=(n, n))
-    _, face = connected_components(g, directed=False)
-    face = np.where(smooth, face, -1)
-    sizes = np.bincount(face[smooth], minlength=int(face.max()) + 1)
-    face[(face >= 0) & (sizes[np.maximum(face, 0)] < max(10, min_points // 4))] = -1
-    idx = np.flatnonzero(face >= 0)
-    if len(idx) < 2:
-        return zeros
-    _, face_c = np.unique(face[idx], return_inverse=True)
-    face[idx] = face_c.reshape(-1)
-    nf = int(face[idx].max()) + 1
-    if nf == 1:
-        return zeros
-    near = cKDTree(points[idx]).query_pairs(6.0 * spacing, output_type="ndarray")
-    a, b = idx[near[:, 0]], idx[near[:, 1]]
-    cross = face[a] != face[b]
-    a, b = a[cross], b[cross]
-    swap = face[a] > face[b]
-    a, b = np.where(swap, b, a), np.where(swap, a, b)
-    key = face[a] * nf + face[b]
-    ukey, inv = np.unique(key, return_inverse=True)
-    inv = inv.reshape(-1)
-    m = len(ukey)
-    if m == 0:
-        return zeros
-    cnt = np.bincount(inv, minlength=m).astype(np.float64)
-    vote = np.sign(np.einsum("ij,ij->i", normals[a] - normals[b], points[a] - points[b]))
-    mean_vote = np.bincount(inv, weights=vote, minlength=m) / cnt
-    na = np.stack([np.bincount(inv, weights=normals[a, j], minlength=m) for j in range(3)], 1)
-    nb = np.stack([np.bincount(inv, weights=normals[b, j], minlength=m) for j in range(3)], 1)
-    na /= np.linalg.norm(na, axis=1, keepdims=True) + 1e-18
-    nb /= np.linalg.norm(nb, axis=1, keepdims=True) + 1e-18
-    concave = (mean_vote < -0.3) & (np.einsum("ij,ij->i", na, nb) < np.cos(np.radians(angle_deg)))
-    # parallel faces offset along their normal by a step (a narrow face between them, too narrow to be seen as
-    # a face, e.g. where two boxes of different depth touch) meet in a crease too
-    nbar = na + nb
-    nbar /= np.linalg.norm(nbar, axis=1, keepdims=True) + 1e-18
-    dab = points[a] - points[b]
-    close = np.linalg.norm(dab, axis=1) < 3.0 * spacing
-    off = np.abs(np.einsum("ij,ij->i", dab, nbar[inv]))
-    n_close = np.bincount(inv, weights=close.astype(float), minlength=m)
-    step = np.bincount(inv, weights=np.where(close, off, 0.0), minlength=m) / np.maximum(n_close, 1.0)
-    concave |= (n_close >= 5) & (step > 1.5 * spacing)
-    fsize = np.bincount(face[idx], minlength=nf)
-    # an adjacency of a few pairs (a corner, noise) is not a shared boundary
-    join = ~concave & (cnt >= np.maximum(5, 0.05 * np.minimum(fsize[ukey // nf], fsize[ukey % nf])))
-    gf = coo_matrix((np.ones(int(join.sum())), (ukey[join] // nf, ukey[join] % nf)), shape=(nf, nf))
-    _, seg_of_face = connected_components(gf, directed=False)
-    seg = np.full(n, -1, dtype=np.int64)
-    seg[idx] = seg_of_face[face[idx]]
-    rest = np.flatnonzero(seg < 0)
-    if len(rest):
-        _, j = cKDTree(points[idx]).query(points[rest])
-        seg[rest] = seg[idx][j]
-    _, seg = np.unique(seg, return_inverse=True)
-    seg = merge_small_regions(seg.reshape(-1).astype(np.int64), pairs, min_points)
+    spacing, grid = sample_spacing(points)
+    radius = max(ADJACENT_SPACINGS * spacing, GRID_REACH * grid)
+    g = patch_graph(
+        points, normals, colors, seed=SEED_SPACINGS * spacing, radius=radius,
+        concavity_tolerance_deg=concavity_deg, step_slack=STEP_SPACINGS * spacing,
+    )  # fmt: skip
+    seg = lccp_segments(g)[g.patch]
     if seg.max() == 0:
         return zeros
-    return _merge_unsupported(points, seg, pairs, support_band)
+    near = cKDTree(points).query_pairs(tolerance, output_type="ndarray")
+    _, seg = np.unique(seg, return_inverse=True)
+    seg = seg.reshape(-1).astype(np.int64)
+    if image is not None:
+        step = 2.0 * STEP_SPACINGS * spacing
+        seg = merge_occluded(seg, g, g.pairs, image, concavity_deg=concavity_deg, step=step, spacing=spacing)
+    seg = merge_small_regions(seg, near, min_points)
+    # shattered into pieces all too small (normals too noisy to judge): keep the cluster whole
+    if seg.max() == 0 or np.bincount(seg).max() < min_points:
+        return zeros
+    seg = merge_convex_unions(points, seg, near, MAX_CONCAVITY)
+    if seg.max() == 0:
+        return zeros
+    return merge_unsupported(points, normals, seg, g, near, support_band, spacing)
 
 
-def _merge_unsupported(
-    points: np.ndarray, seg: np.ndarray, pairs: np.ndarray, support_band: float
-) -> np.ndarray:
-    """Merge segments that neither reach the support nor rest on a neighbour into the neighbour they touch most."""
-    while seg.max() > 0:
-        a, b = seg[pairs[:, 0]], seg[pairs[:, 1]]
-        cross = a != b
-        changed = False
-        for s_id in range(int(seg.max()) + 1):
-            idx = np.flatnonzero(seg == s_id)
-            z = points[idx, 2]
-            if z.min() <= support_band:
-                continue
-            mine = cross & ((a == s_id) | (b == s_id))
-            if not mine.any():
-                continue
-            bnd = np.where(a[mine] == s_id, pairs[mine, 0], pairs[mine, 1])
-            height = max(float(z.max() - z.min()), 1e-6)
-            if np.median(points[bnd, 2]) - z.min() <= 0.25 * height:
-                continue  # it rests on its neighbour
-            other = np.where(a[mine] == s_id, b[mine], a[mine])
-            seg[idx] = int(np.bincount(other).argmax())
-            _, seg = np.unique(seg, return_inverse=True)
-            seg = seg.reshape(-1).astype(np.int64)
-            changed = True
-            break
-        if not changed:
-            break
-    return seg
+def fallback_normals(points: np.ndarray, lab: np.ndarray, k: int = 12) -> np.ndarray:
+    """Unit normals where no sensor position orients them: per cluster, turned up (or away from the cluster's
+    centroid where nearly horizontal), then made consistent over the surface (Open3D's tangent-plane propagation)
+    and flipped so that most face up or out."""
+    import open3d as o3d
+
+    out = np.zeros_like(points)
+    for c in range(int(lab.max()) + 1 if len(lab) else 0):
+        idx = np.flatnonzero(lab == c)
+        pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points[idx]))
+        pc.estimate_normals(o3d.geometry.KDTreeSearchParamKNN(min(k, len(idx))))
+        n = np.asarray(pc.normals).copy()
+        rel = points[idx] - points[idx].mean(axis=0)
+        n[np.where(np.abs(n[:, 2]) > 0.5, n[:, 2] < 0, np.einsum("ij,ij->i", n, rel) < 0)] *= -1
+        if len(idx) > k:
+            pc.normals = o3d.utility.Vector3dVector(n)
+            pc.orient_normals_consistent_tangent_plane(k)
+            n = np.asarray(pc.normals).copy()
+            score = np.where(np.abs(n[:, 2]) > 0.5, n[:, 2], np.einsum("ij,ij->i", n, rel))
+            if np.mean(score > 0) < 0.5:
+                n = -n
+        out[idx] = n
+    return out
 
 
 def _split_each(lab: np.ndarray, min_points: int, split) -> np.ndarray:
@@ -229,21 +190,32 @@ def segment_objects(
     normals: np.ndarray | None = None,
     concave_angle: float | None = None,
     support_band: float = 0.015,
+    origins: np.ndarray | None = None,
 ) -> np.ndarray:
     """Object labels for scene-frame points above the support: -1 for rejected points, 0..K-1 for objects,
     ordered by decreasing size (point count; ties by centroid x then y), so the numbering is deterministic.
     """
     lab = euclidean_clusters(points, tolerance)
-    if concave_angle is not None and normals is not None and len(points):
+    if concave_angle and len(points):
+        if normals is None:
+            normals = fallback_normals(points, lab)
+        image = None
+        if origins is not None and len(points) > 1 and float(np.ptp(origins, axis=0).max()) <= tolerance:
+            image = RangeImage(
+                points, np.asarray(origins, dtype=np.float64).mean(axis=0), sample_spacing(points)[0]
+            )
         lab = _split_each(
             lab,
             min_points,
-            lambda idx: split_concave(
+            lambda idx: split_convex(
                 points[idx],
                 normals[idx],
-                angle_deg=concave_angle,
+                None if colors is None else colors[idx],
+                concavity_deg=concave_angle,
                 min_points=min_points,
                 support_band=support_band,
+                tolerance=tolerance,
+                image=image,
             ),
         )
     if colour_split is not None and colors is not None and len(points):

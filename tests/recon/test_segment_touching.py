@@ -1,5 +1,5 @@
 """Segmentation and carving on ray-cast synthetic scans (seeded, with exact ground truth): separated objects,
-implausible sensor origins, touching objects side by side and a box stacked on a box (opt-in concave split)."""
+implausible sensor origins, touching objects side by side and a box stacked on a box (split by default)."""
 
 from __future__ import annotations
 
@@ -67,15 +67,15 @@ def test_implausible_sensor_origins_are_not_trusted() -> None:
 
 @pytest.mark.parametrize("layout", ["side_by_side", "stacked"])
 def test_touching_objects_split(layout: str) -> None:
-    """With the (opt-in) concave-crease split, two boxes side by side and a box stacked on a box come apart;
-    without it each pair is one cluster."""
+    """With the default convexity split (LCCP), two boxes side by side and a box stacked on a box come apart;
+    with it turned off each pair is one cluster."""
     if layout == "side_by_side":
         objs = [box((0.10, 0.08, 0.12), (-0.05, 0.0)), box((0.08, 0.10, 0.06), (0.04, 0.0))]
     else:
         objs = [box((0.14, 0.10, 0.06), (0.0, 0.0)), box((0.07, 0.06, 0.05), (0.01, 0.0), z0=0.06, yaw=0.4)]
-    recs, iou = _reconstruct([TABLE, *objs], PointCloudReconCfg(concave_split=30.0))
+    recs, iou = _reconstruct([TABLE, *objs])
     assert len(recs) == 2
     pairs = match_pairs(-iou)
     assert sorted(j for _, j, _ in pairs) == [0, 1] and min(iou[i, j] for i, j, _ in pairs) >= 0.8, iou
-    merged, _ = _reconstruct([TABLE, *objs])
+    merged, _ = _reconstruct([TABLE, *objs], PointCloudReconCfg(concave_split=None))
     assert len(merged) == 1

@@ -1,0 +1,78 @@
+"""The parts of the clutter segmentation on hand-made geometry with known answers: LCCP edge classification
+(convex, concave, smooth, step, sanity criterion), surfaces continuing behind an occluder, convex unions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from real2sim.recon.convexity import classify_edges, concavity_depth, merge_convex_unions, patch_graph
+from real2sim.recon.segment_occlusion import RangeImage, merge_occluded
+
+
+def _edge(c0, n0, c1, n1, tol=10.0) -> bool:
+    c = np.array([c0, c1], dtype=float)
+    n = np.array([n0, n1], dtype=float)
+    n /= np.linalg.norm(n, axis=1, keepdims=True)
+    return bool(classify_edges(c, n, np.array([[0, 1]]), tol, seed=0.02, step_slack=0.003)[0])
+
+
+def test_lccp_edge_classes() -> None:
+    s = np.sqrt(0.5)
+    # a ridge (box edge): normals open away from each other -> convex, joined
+    assert _edge([-0.01, 0, 0], [-s, 0, s], [0.01, 0, 0], [s, 0, s])
+    # a valley (a box standing on another): normals turn toward each other -> concave, cut
+    assert not _edge([-0.01, 0, 0], [s, 0, s], [0.01, 0, 0], [-s, 0, s])
+    # slightly concave within the tolerance (range noise on a plane) -> joined; beyond it -> cut
+    a = np.radians(4.0)
+    assert _edge([-0.01, 0, 0], [np.sin(a), 0, np.cos(a)], [0.01, 0, 0], [-np.sin(a), 0, np.cos(a)])
+    a = np.radians(8.0)
+    assert not _edge([-0.01, 0, 0], [np.sin(a), 0, np.cos(a)], [0.01, 0, 0], [-np.sin(a), 0, np.cos(a)])
+    # parallel planes offset by a step (two boxes of different height side by side): cut
+    assert _edge([-0.01, 0, 0], [0, 0, 1], [0.01, 0, 0.002], [0, 0, 1])
+    assert not _edge([-0.01, 0, 0], [0, 0, 1], [0.01, 0, 0.02], [0, 0, 1])
+    # sanity criterion: patches meeting along the crease direction (only at a corner) are not joined
+    assert not _edge([0, -0.01, 0], [-s, 0, s], [0, 0.01, 0], [s, 0, s])
+
+
+def _plane(x0, x1, z, step=0.004):
+    x, y = np.meshgrid(np.arange(x0, x1 + 1e-9, step), np.arange(-0.04, 0.04 + 1e-9, step))
+    return np.c_[x.ravel(), y.ravel(), np.full(x.size, z)]
+
+
+def test_surface_continues_behind_an_occluder() -> None:
+    """A flat face cut in two by a slab in front of it (nearer the sensor) is one surface; the same two pieces
+    with the gap between them seen through (the table far behind seen there) are two."""
+    sensor = np.array([0.0, 0.0, 1.0])
+    left, right = _plane(-0.12, -0.03, 0.05), _plane(0.03, 0.12, 0.05)
+    slab = _plane(-0.05, 0.05, 0.3)
+    floor = _plane(-0.03, 0.03, 0.0)  # seen through the gap: free space where the face would be
+    for occluder, joined in ((slab, True), (floor, False)):
+        pts = np.r_[left, right]
+        nrm = np.tile([0.0, 0.0, 1.0], (len(pts), 1))
+        g = patch_graph(
+            pts, nrm, None, seed=0.016, radius=0.0072, concavity_tolerance_deg=10.0, step_slack=0.004
+        )
+        seg = (pts[:, 0] > 0).astype(np.int64)
+        image = RangeImage(np.r_[pts, occluder], sensor, 0.004)
+        out = merge_occluded(seg, g, g.pairs, image, concavity_deg=10.0, step=0.008, spacing=0.004)
+        assert (out.max() == 0) == joined, joined
+
+
+def test_convex_union_depth() -> None:
+    """A bumpy but convex surface has a shallow union depth; a box standing on a box has a deep notch."""
+    rng = np.random.default_rng(0)
+    u = rng.normal(size=(3000, 3))
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    stone = 0.05 * u * (1.0 + 0.03 * np.sin(7 * u[:, :1]))  # 1.5 mm relief on a 5 cm sphere
+    assert concavity_depth(stone) < 0.005
+    lower = np.c_[rng.uniform(-0.1, 0.1, 3000), rng.uniform(-0.1, 0.1, 3000), np.full(3000, 0.05)]
+    upper = np.c_[rng.uniform(-0.03, 0.03, (2000, 2)), rng.uniform(0.05, 0.15, 2000)]
+    upper[:, 0] = np.where(rng.uniform(size=2000) < 0.5, -0.03, 0.03)  # two side faces of the upper box
+    pts = np.r_[lower, upper]
+    assert concavity_depth(pts) > 0.02
+    seg = np.r_[np.zeros(3000, np.int64), np.ones(2000, np.int64)]
+    near = np.array([[0, 3000]])
+    assert merge_convex_unions(pts, seg, near, 0.01).max() == 1
+    halves = (stone[:, 0] > 0).astype(np.int64)
+    near = np.array([[np.flatnonzero(halves == 0)[0], np.flatnonzero(halves == 1)[0]]])
+    assert merge_convex_unions(stone, halves, near, 0.01).max() == 0
