@@ -10,6 +10,7 @@ later) keeps MuJoCo's default (1, 1) and touches the support and the pieces but 
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial import ConvexHull
 
 from real2sim.export.collision.hulls import convex_hull, limit_points
 from real2sim.export.collision.shape import Collision
@@ -22,6 +23,8 @@ PIECES = (4, 5)
 """(contype, conaffinity) of the pieces of an object with a support-contact hull: everything but the support."""
 GROUP = 4
 """MuJoCo geom group of support-contact hulls (collision pieces are group 3; hidden by default)."""
+BASE_BAND = 0.02
+"""Hull vertices this share of the height above the lowest one form the base the object rests on."""
 
 
 def support_hull(col: Collision, max_vertices: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -30,4 +33,26 @@ def support_hull(col: Collision, max_vertices: int) -> tuple[np.ndarray, np.ndar
     if col.count < 2:
         return None
     v = np.vstack([h[0] for h in col.hulls])
-    return convex_hull(limit_points(v, max_vertices))
+    v = v[ConvexHull(v).vertices]
+    # the base decides the rest: its vertices are kept first (up to half the budget), the rest of the budget shapes
+    # the sides, so the cut hull rests where the pieces do
+    base = v[v[:, 2] <= v[:, 2].min() + BASE_BAND * np.ptp(v[:, 2])]
+    if len(base) > max_vertices // 2:
+        base = limit_points(base, max_vertices // 2) if _solid(base) else _outline(base, max_vertices // 2)
+    rest = limit_points(v, max_vertices - len(base))
+    return convex_hull(np.unique(np.vstack([base, rest]), axis=0))
+
+
+def _solid(p: np.ndarray) -> bool:
+    """Whether ``p`` spans three dimensions (Qhull can build its hull)."""
+    return len(p) >= 4 and np.linalg.matrix_rank(p - p.mean(axis=0), tol=1e-9) == 3
+
+
+def _outline(p: np.ndarray, n: int) -> np.ndarray:
+    """At most ``n`` points of a flat base: its top-view outline, evenly thinned."""
+    o = p[ConvexHull(p[:, :2]).vertices] if len(p) >= 3 and _spans_area(p[:, :2]) else p
+    return o[np.linspace(0, len(o) - 1, min(n, len(o))).round().astype(int)]
+
+
+def _spans_area(xy: np.ndarray) -> bool:
+    return np.linalg.matrix_rank(xy - xy.mean(axis=0), tol=1e-9) == 2
