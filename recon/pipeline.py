@@ -26,6 +26,7 @@ from real2sim.recon.io import PointCloud
 from real2sim.recon.mesh import mesh_object
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.segment import segment_objects
+from real2sim.recon.segment_candidates import object_candidates
 from real2sim.recon.support import SupportFit, fit_support, inside_polygon, voxel_downsample, voxel_mean
 from real2sim.recon.viewpoint import settle_frame
 from real2sim.scene import Scene, SceneObject, Support
@@ -175,7 +176,7 @@ def points_to_scene(
     inside = inside_polygon(w[:, :2], fit.hull, cfg.crop_margin)
     z = w[:, 2]
     support_mask = inside & (np.abs(z) < cfg.plane_distance)
-    cand = np.flatnonzero(inside & (z >= cfg.min_height) & (z <= cfg.max_height))
+    cand = object_candidates(w, fit.hull, inside, cfg)
 
     objects: list[SceneObject] = []
     lab_valid = np.full(len(pts), -1, dtype=np.int32)

@@ -1,5 +1,5 @@
 """Clutter on the real OSD scans with default options: touching and stacked objects come apart (test44), and the
-14-object pile (test56) is mostly separated; the old default (Euclidean clusters) found 2 of 5 and 3 of 14."""
+14-object pile (test56) is separated, including the boxes beyond the seen edge of the table; the old default (Euclidean clusters) found 2 of 5 and 3 of 14."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_touching_and_stacked_objects_separated(shared_data: Path) -> None:
 
 @pytest.mark.slow
 def test_cluttered_pile(shared_data: Path) -> None:
-    """One of the 14 objects stands beyond the seen edge of the table (outside the support crop): 13 are found,
-    most of them whole."""
+    """One of the 14 objects stands wholly beyond the seen edge of the table, three reach over it: all are found,
+    each with IoU >= 0.8 (two lose a strip at a contact with a neighbour)."""
     n, iou = _run(shared_data, "test56")
-    assert n >= 13 and sum(x >= 0.8 for x in iou) >= 10, (n, iou)
+    assert n == 14 and min(iou) >= 0.8, (n, iou)
