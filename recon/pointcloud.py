@@ -16,10 +16,11 @@ from real2sim.atomic import output_dir, write_bytes
 from real2sim.errors import ConfigError, InputError
 from real2sim.progress import step
 from real2sim.provenance import Provenance
-from real2sim.recon.io import PointCloud, merge_clouds, read_points, unit_scale
+from real2sim.recon.io import PointCloud, merge_clouds, unit_scale
 from real2sim.recon.pipeline import ReconOutput, points_to_scene
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.register import read_poses, register_scans
+from real2sim.recon.voxel import point_labels_of, read_scan
 from real2sim.scene import Scene, write_scene_into
 
 __all__ = ["PointCloudReconCfg", "ReconOutput", "run_recon_pointcloud", "load_clouds"]
@@ -29,7 +30,7 @@ def load_clouds(cfg: PointCloudReconCfg) -> tuple[list[PointCloud], list[np.ndar
     """Read every input and bring it into one frame: ``(clouds, common_from_file per file, poses_given)``."""
     clouds = []
     for p in cfg.inputs:
-        c = read_points(p, cfg.units)
+        c = read_scan(p, cfg.units, cfg.mesh_voxel / 2)  # a huge file: its 1 mm voxel means
         if c.sensor_origin is None and cfg.sensor_at_origin:
             c = replace(c, sensor_origin=np.zeros(3))
         clouds.append(c)
@@ -81,7 +82,7 @@ def run_recon_pointcloud(cfg: PointCloudReconCfg) -> ReconOutput:
     steps += ["mesh"]
     prov = Provenance.for_inputs(list(cfg.inputs), tuple(steps), cfg.options())
     scene = Scene(support=out.scene.support, objects=out.scene.objects, world_from_input=wfi, provenance=prov)
-    labels = out.point_labels[:n0].astype(np.int32)
+    labels = point_labels_of(clouds[0], out.point_labels[:n0])
     result = ReconOutput(scene=scene, world_from_input=wfi[names[0]], point_labels=labels)
     if cfg.out_dir is not None:
         with output_dir(cfg.out_dir) as tmp:
