@@ -30,7 +30,7 @@ def load_clouds(cfg: PointCloudReconCfg) -> tuple[list[PointCloud], list[np.ndar
     """Read every input and bring it into one frame: ``(clouds, common_from_file per file, poses_given)``."""
     clouds = []
     for p in cfg.inputs:
-        c = read_scan(p, cfg.units, cfg.mesh_voxel / 2)  # a huge file: its 1 mm voxel means
+        c = read_scan(p, cfg.units, cfg.mesh_voxel)  # a huge file: its voxel means
         if c.sensor_origin is None and cfg.sensor_at_origin:
             c = replace(c, sensor_origin=np.zeros(3))
         clouds.append(c)

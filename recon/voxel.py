@@ -4,14 +4,14 @@
 ``VoxelCloud``: the mean point (and colour) of each occupied voxel of size ``voxel``, in order of first appearance,
 so memory grows with the occupied voxels, not the raw points. Binary PLY is read in chunks; other formats are read
 whole, then reduced. ``VoxelCloud.point_labels`` maps labels of the voxels back to every point of the file (file
-order, invalid points -1), streaming the file again. Before memory would run out, reading stops with one
+order, invalid points -1) from the voxel each point fell in (4 bytes a point, kept while reading). Before memory would run out, reading stops with one
 ``InputError`` line (the budget: ``$REAL2SIM_MAX_MEMORY`` in GB, else the memory available now).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -51,17 +51,11 @@ def memory_budget() -> float:
 
 @dataclass(frozen=True, eq=False)
 class VoxelGrid:
-    """Where the voxels of a downsampled file are: ``lo`` (the grid origin), ``size``, ``dims`` (cells per axis),
-    the occupied voxels' flat keys ``keys`` (sorted) and ``rank`` (each sorted key's row in the cloud)."""
+    """The voxels of a downsampled file: grid origin ``lo`` [m], voxel ``size`` [m], ``dims`` (cells per axis)."""
 
-    path: Path
-    units: Units
     lo: np.ndarray
     size: float
     dims: np.ndarray
-    keys: np.ndarray
-    rank: np.ndarray
-    count: int
 
     def flat_keys(self, pts: np.ndarray) -> np.ndarray:
         ijk = np.floor((pts - self.lo) / self.size).astype(np.int64)
@@ -71,21 +65,17 @@ class VoxelGrid:
 
 @dataclass(frozen=True, eq=False)
 class VoxelCloud(PointCloud):
-    """A ``PointCloud`` of voxel means standing for a larger file; ``grid`` maps its rows back to the file."""
+    """A ``PointCloud`` of voxel means standing for a larger file: ``rows`` (int32, one per point of the file) is
+    the row of each point's voxel, -1 for invalid points."""
 
     grid: VoxelGrid | None = field(default=None)
+    rows: np.ndarray | None = field(default=None)
 
     def point_labels(self, labels: np.ndarray) -> np.ndarray:
         """int32 label per point of the file (file order) from one label per row of this cloud; -1 where invalid."""
-        g = self.grid
-        assert g is not None
-        out = np.full(g.count, -1, dtype=np.int32)
-        lab = np.asarray(labels, dtype=np.int32)
-        for start, chunk, _ in iter_point_chunks(g.path, g.units, CHUNK):
-            ok = np.flatnonzero(np.isfinite(chunk).all(axis=1))
-            row = g.rank[np.searchsorted(g.keys, g.flat_keys(chunk[ok]))]
-            out[start + ok] = lab[row]
-        return out
+        assert self.rows is not None
+        lab = np.append(np.asarray(labels, dtype=np.int32), np.int32(-1))  # row -1 reads the appended -1
+        return lab[self.rows]
 
 
 def point_labels_of(cloud: PointCloud, labels: np.ndarray) -> np.ndarray:
@@ -111,15 +101,20 @@ def read_scan(path: str | Path, units: Units, voxel: float) -> PointCloud:
     return cloud if len(cloud) <= STREAM_POINTS else _downsampled(path, units, voxel, cloud)
 
 
+def _finite(pts: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(np.isfinite(pts[:, 0]) & np.isfinite(pts[:, 1]) & np.isfinite(pts[:, 2]))
+
+
 def _bounds(path: Path, units: Units, cloud: PointCloud | None) -> tuple[np.ndarray, np.ndarray, int, int]:
     lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
     count = valid = 0
     for start, pts, _ in iter_point_chunks(path, units, CHUNK, cloud=cloud):
-        ok = pts[np.isfinite(pts).all(axis=1)]
+        ok = pts[_finite(pts)]
         count = start + len(pts)
         valid += len(ok)
         if len(ok):
-            lo, hi = np.minimum(lo, ok.min(axis=0)), np.maximum(hi, ok.max(axis=0))
+            lo = np.minimum(lo, [ok[:, j].min() for j in range(3)])
+            hi = np.maximum(hi, [ok[:, j].max() for j in range(3)])
     return lo, hi, count, valid
 
 
@@ -128,20 +123,25 @@ def _downsampled(path: Path, units: Units, voxel: float, cloud: PointCloud | Non
     if valid == 0:
         raise InputError(path, f"all {count} points are invalid (NaN or infinite)")
     budget = memory_budget()
+    _check_memory(path, 0, count, voxel, budget)
     dims = np.floor((hi - lo) / voxel).astype(np.int64) + 1
     if float(np.prod(dims.astype(np.float64))) >= 2.0**62:
         raise InputError(
             path, f"spans {np.round(hi - lo, 1).tolist()} m: too large for {voxel * 1e3:g} mm voxels"
         )
-    grid = VoxelGrid(path, units, lo, voxel, dims, np.empty(0, np.int64), np.empty(0, np.int64), count)
+    grid = VoxelGrid(lo, voxel, dims)
+    rows = np.full(count, -1, dtype=np.int32)  # first each point's voxel within its chunk, then in the cloud
+    chunk_keys: list[tuple[int, np.ndarray]] = []
     acc = _Sums.empty()
     pending: list[_Sums] = []
     pending_n = 0
-    colored = None
+    colored = True
     for start, pts, col in iter_point_chunks(path, units, CHUNK, colors=True, cloud=cloud):
-        ok = np.flatnonzero(np.isfinite(pts).all(axis=1))
-        colored = (col is not None) if colored is None else colored and col is not None
-        part = _Sums.of(grid.flat_keys(pts[ok]), pts[ok], None if col is None else col[ok], start + ok)
+        ok = _finite(pts)
+        colored = colored and col is not None
+        part, inv = _Sums.of(grid.flat_keys(pts[ok]), pts[ok], col[ok] if colored else None, start + ok)
+        rows[start + ok] = inv
+        chunk_keys.append((start, part.keys))
         pending.append(part)
         pending_n += len(part.keys)
         if pending_n > max(len(acc.keys), CHUNK):
@@ -150,8 +150,12 @@ def _downsampled(path: Path, units: Units, voxel: float, cloud: PointCloud | Non
     acc = _Sums.merge([acc, *pending])
     _check_memory(path, len(acc.keys), count, voxel, budget)
     order = np.argsort(acc.first, kind="stable")  # rows in order of first appearance, as voxel_downsample
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    ends = [s for s, _ in chunk_keys[1:]] + [count]
+    for (start, keys), end in zip(chunk_keys, ends, strict=True):
+        final = np.append(rank[np.searchsorted(acc.keys, keys)], np.int32(-1))  # -1 stays -1
+        rows[start:end] = final[rows[start:end]]
     cnt = acc.count[order].astype(np.float64)[:, None]
     colors = None if not colored or acc.color is None else np.clip(acc.color[order] / cnt, 0.0, 1.0)
     return VoxelCloud(
@@ -159,7 +163,8 @@ def _downsampled(path: Path, units: Units, voxel: float, cloud: PointCloud | Non
         colors=colors,
         sensor_origin=None if cloud is None or np.ndim(cloud.sensor_origin) != 1 else cloud.sensor_origin,
         source=str(path),
-        grid=replace(grid, keys=acc.keys, rank=rank),
+        grid=grid,
+        rows=rows,
     )
 
 
@@ -191,10 +196,15 @@ class _Sums:
         )
 
     @staticmethod
-    def of(keys: np.ndarray, pts: np.ndarray, col: np.ndarray | None, index: np.ndarray) -> _Sums:
+    def of(
+        keys: np.ndarray, pts: np.ndarray, col: np.ndarray | None, index: np.ndarray
+    ) -> tuple[_Sums, np.ndarray]:
+        """The sums of one chunk, and each point's voxel among them."""
         uk, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-        return _Sums(uk, np.bincount(inv, minlength=len(uk)), _sum(inv, pts, len(uk)),
+        inv = inv.reshape(-1)
+        sums = _Sums(uk, np.bincount(inv, minlength=len(uk)), _sum(inv, pts, len(uk)),
                      None if col is None else _sum(inv, col, len(uk)), index[first])  # fmt: skip
+        return sums, inv
 
     @staticmethod
     def merge(parts: list[_Sums]) -> _Sums:

@@ -121,7 +121,15 @@ def iter_point_chunks(
     start = 0
     for fields in iter_ply_vertices(path, layout, chunk):
         with reading(path, "PLY"), np.errstate(invalid="ignore", over="ignore"):
-            c = cloud_from_fields(fields, path)
-            pts = c.points * scale
-        yield start, pts, c.colors if colors else None
+            col = None
+            if colors:
+                c = cloud_from_fields(fields, path)
+                pts, col = c.points, c.colors
+            elif all(k in fields for k in "xyz"):
+                pts = np.stack([fields[k] for k in "xyz"], axis=1).astype(np.float64)
+            else:
+                pts = cloud_from_fields(fields, path).points  # raises: no x, y, z
+            if scale != 1.0:
+                pts *= scale
+        yield start, pts, col
         start += len(pts)
