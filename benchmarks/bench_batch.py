@@ -104,11 +104,46 @@ class RayCluster:
         self.log.close()
 
 
+def export_objects(work: Path, scene: Path, repeat: int) -> bool:
+    """``real2sim export SCENE --workers 1`` and ``--workers 2`` (objects in parallel), each from an empty cache;
+    prints the wall times and whether the packages are byte-identical."""
+    times: dict[int, list[float]] = {1: [], 2: []}
+    hashes = []
+    for r in range(repeat):
+        for w in (1, 2):
+            out, cache = work / f"pkg_{w}_{r}", work / f"pcache_{w}_{r}"
+            env = dict(os.environ, REAL2SIM_CACHE=str(cache))
+            cmd = [
+                sys.executable,
+                "-m",
+                "real2sim",
+                "-q",
+                "export",
+                str(scene),
+                "-o",
+                str(out),
+                "--workers",
+                str(w),
+            ]
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+            times[w].append(time.perf_counter() - t)
+            hashes.append(tree_hashes(out))
+            print(f"export objects, {w} worker(s) run {r + 1}: {times[w][-1]:.1f} s", flush=True)
+    same = all(h == hashes[0] for h in hashes)
+    print(f"\none scene's objects (export, empty cache): 1 worker median {statistics.median(times[1]):.1f} s, "
+          f"2 workers median {statistics.median(times[2]):.1f} s; packages identical: {same}")  # fmt: skip
+    return same
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sessions", type=int, default=4)
     ap.add_argument("--repeat", type=int, default=1, help="runs per mode (report min / median / max)")
     ap.add_argument("--ray", action="store_true", help="also run on a 2-node Ray cluster started here")
+    ap.add_argument(
+        "--objects", action="store_true", help="also export one scene's objects on 1 and 2 workers"
+    )
     ap.add_argument("--quick", action="store_true", help="CI smoke: 2 sessions, recon only, once")
     args = ap.parse_args()
     n, stages = (2, ["recon"]) if args.quick else (args.sessions, [])
@@ -144,14 +179,18 @@ def main() -> None:
             print(f"ray 2 nodes: {secs:.1f} s", flush=True)
         print(f"\n{n} sessions ({'recon only' if stages else 'recon + export + calibrate'}):")
         for m, ts in times.items():
-            print(
-                f"  {m:12s} min {min(ts):6.1f} s  median {statistics.median(ts):6.1f} s  max {max(ts):6.1f} s"
-            )
+            c = statistics.median(cpus[m])
+            print(f"  {m:12s} wall min {min(ts):6.1f} s  median {statistics.median(ts):6.1f} s  max {max(ts):6.1f} s"
+                  f"  CPU median {c:6.1f} s")  # fmt: skip
         speed = [a / b for a, b in zip(times["1 worker"], times["2 workers"], strict=True)]
         print(f"  speed-up 2 vs 1 worker: {min(speed):.2f}x .. {max(speed):.2f}x (per repeat)")
+        if args.objects:
+            same_objects = export_objects(work, work / "out_1_0" / sessions[0].name / "scene", args.repeat)
         ref_name, ref = next(iter(hashes.items()))
         same = all(h == ref for h in hashes.values())
         print(f"  outputs: {len(ref)} files; identical in all {len(hashes)} runs: {same}")
+        if args.objects and not same_objects:
+            sys.exit(1)
         if not same:
             for k, h in hashes.items():
                 diff = sorted(p for p in set(h) | set(ref) if h.get(p) != ref.get(p))

@@ -119,11 +119,11 @@ def _bounds(path: Path, units: Units, cloud: PointCloud | None) -> tuple[np.ndar
 
 
 def _downsampled(path: Path, units: Units, voxel: float, cloud: PointCloud | None) -> PointCloud:
+    budget = memory_budget()
+    _check_memory(path, 0, len(cloud) if cloud is not None else point_count(path) or 0, voxel, budget)
     lo, hi, count, valid = _bounds(path, units, cloud)
     if valid == 0:
         raise InputError(path, f"all {count} points are invalid (NaN or infinite)")
-    budget = memory_budget()
-    _check_memory(path, 0, count, voxel, budget)
     dims = np.floor((hi - lo) / voxel).astype(np.int64) + 1
     if float(np.prod(dims.astype(np.float64))) >= 2.0**62:
         raise InputError(
@@ -171,10 +171,11 @@ def _downsampled(path: Path, units: Units, voxel: float, cloud: PointCloud | Non
 def _check_memory(path: Path, voxels: int, count: int, voxel: float, budget: float) -> None:
     need = voxels * BYTES_PER_VOXEL + count * BYTES_PER_POINT
     if need > budget:
+        kept = f" in at least {voxels:,} voxels of {voxel * 1e3:g} mm" if voxels else ""
         raise InputError(
-            path, f"too large for the memory available: {count:,} points keep at least {voxels:,} voxels of "
-            f"{voxel * 1e3:g} mm (about {need / 2**30:.1f} GB to reconstruct, {budget / 2**30:.1f} GB available; "
-            f"set {MAX_MEMORY_VAR}=GB, a coarser --mesh-voxel, or split the scan)"
+            path, f"too large for the memory available: {count:,} points{kept} need about {need / 2**30:.1f} GB to "
+            f"reconstruct, {budget / 2**30:.1f} GB available (set {MAX_MEMORY_VAR}=GB, a coarser --mesh-voxel, or "
+            "split the scan)"
         )  # fmt: skip
 
 
