@@ -1,8 +1,9 @@
 """Run independent work items (objects, sessions) on a local process pool or a Ray cluster.
 
-Results come back in input order either way, so outputs do not depend on the executor. Cores are budgeted: each of
-W local workers is pinned to its own share of this process's cores (``os.sched_setaffinity``) and its thread pools
-(OpenMP, BLAS, Open3D, CoACD) are sized to that share, so W workers never run more threads than there are cores.
+Results come back in input order either way, so outputs do not depend on the executor. Threads are budgeted: each
+of W local workers sizes its thread pools (OpenMP, BLAS, Open3D, CoACD) to its share of this process's cores,
+``cores // W``, so W workers never run more compute threads than there are cores (workers are not pinned: on a
+machine shared with other jobs the kernel still moves them to an idle core).
 Work that another process is doing right now (a decomposition cache entry being computed) raises ``Busy`` when
 ``may_defer()``; ``run_map`` then does the other items first and waits for that one last, so workers on copies of
 the same scene decompose different meshes and read each other's cache entries instead of computing one twice.
@@ -57,11 +58,8 @@ def run_map(
         with progress(label or "working", total=len(items)) as advance:
             return _run_here(fn, items, advance)
     ctx = mp.get_context("spawn")  # open3d / MuJoCo state is not fork-safe
-    counter = ctx.Value("i", 0)
-    init = (_init_worker, (counter, workers, sorted(_cores())))
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=init[0], initargs=init[1]
-    ) as pool:
+    threads = worker_threads(workers, len(_cores()))
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,)) as pool:
         futures = [pool.submit(fn, x) for x in items]
         out = []
         with progress(label or "working", total=len(items)) as advance:
@@ -113,13 +111,9 @@ def _cores() -> set[int]:
     return os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
 
 
-def worker_cores(index: int, workers: int, cores: list[int]) -> list[int]:
-    """The cores worker ``index`` of ``workers`` gets: a contiguous, disjoint share (one core, shared round-robin,
-    when there are more workers than cores)."""
-    n = len(cores)
-    if workers >= n:
-        return [cores[index % n]]
-    return cores[index * n // workers : (index + 1) * n // workers]
+def worker_threads(workers: int, cores: int) -> int:
+    """Threads each of ``workers`` pool workers gets on ``cores`` cores (at least one)."""
+    return max(1, cores // max(1, workers))
 
 
 def budget_threads(threads: int) -> None:
@@ -131,14 +125,8 @@ def budget_threads(threads: int) -> None:
         o3d.utility.set_num_threads(threads)
 
 
-def _init_worker(counter: Any, workers: int, cores: list[int]) -> None:
-    with counter.get_lock():
-        index = counter.value
-        counter.value += 1
-    share = worker_cores(index, workers, cores)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, share)
-    budget_threads(len(share))
+def _init_worker(threads: int) -> None:
+    budget_threads(threads)
 
 
 def _ray_call(fn: Callable[[Any], Any], x: Any) -> Any:

@@ -71,6 +71,8 @@ def ply_vertex_layout(path: Path) -> tuple[int, np.dtype, int] | None:
     after fixed-size elements, so they can be read in chunks; None for any other PLY (``read_ply`` reads those)."""
     with open(path, "rb") as f:
         head = f.read(HEAD_BYTES)
+    if len(head) == HEAD_BYTES and b"end_header" not in head:
+        return None  # a header longer than HEAD_BYTES: read_ply reads the file whole
     fmt, elements, offset = _header(path, head)
     if fmt == "ascii":
         return None
