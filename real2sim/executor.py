@@ -11,12 +11,11 @@ the same scene decompose different meshes and read each other's cache entries in
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import multiprocessing as mp
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -71,9 +70,7 @@ def run_map(
 
 
 def _run_here(fn: Callable[[Any], Any], items: list[Any], advance: Callable[[], None]) -> list[Any]:
-    """Run the items in this process: first each that is not ``Busy``, then those that were, waiting for them (or,
-    when the caller may itself defer, ``deferring(True)``, raising ``Busy`` to it once the others are done)."""
-    outer = _DEFER.get()
+    """Run the items in this process: first each that is not ``Busy``, then those that were, waiting for them."""
     out: list[Any] = [None] * len(items)
     later = []
     for i, x in enumerate(items):
@@ -85,7 +82,7 @@ def _run_here(fn: Callable[[Any], Any], items: list[Any], advance: Callable[[], 
             later.append(i)
         finally:
             _DEFER.reset(token)
-    token = _DEFER.set(outer)
+    token = _DEFER.set(False)
     try:
         for i in later:  # what another process was computing: wait for it now (then it is in the cache)
             out[i] = fn(items[i])
@@ -103,16 +100,6 @@ _DEFER: contextvars.ContextVar[bool] = contextvars.ContextVar("defer", default=F
 
 class Busy(Exception):  # noqa: N818 - a signal, not an error
     """Raised by work another process is doing right now, when ``may_defer()``: ``run_map`` retries it last."""
-
-
-@contextlib.contextmanager
-def deferring(allowed: bool) -> Iterator[None]:
-    """Within the block, work another process is doing raises ``Busy`` (``allowed``) or is waited for."""
-    token = _DEFER.set(allowed)
-    try:
-        yield
-    finally:
-        _DEFER.reset(token)
 
 
 def may_defer() -> bool:

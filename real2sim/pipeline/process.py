@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from real2sim.errors import ConfigError, InputError
-from real2sim.executor import Busy, ExecutorCfg, deferring, run_map
+from real2sim.executor import ExecutorCfg, run_map
 from real2sim.pipeline.cache import RunRecord, hashed_options, stage_key
 from real2sim.pipeline.session import Session, load_session
 from real2sim.pipeline.summary import (
@@ -143,22 +143,14 @@ def run_process(cfg: ProcessCfg) -> ProcessResult:
             notes.append("recon: the session has no scans, photos or splats")
         if session.lidar and (session.images is not None or session.splats):
             notes.append("recon: scans used; photos/splats of the same scene are not fused yet")
-    calibrate = "calibrate" in cfg.stages and session.robot is not None
     if "export" in cfg.stages and scene_dir.is_dir():
-        try:
-            with deferring(calibrate):
-                _export(r, session, scene, scene_dir, r.out / "package")
-        except Busy:  # another worker is decomposing one of these meshes: calibrate meanwhile, then read it
+        _export(r, session, scene, scene_dir, r.out / "package")
+    if "calibrate" in cfg.stages:
+        if session.robot is not None:
             _calibrate(r, session, r.out / "calibration")
-            calibrate = False
-            with deferring(False):
-                _export(r, session, scene, scene_dir, r.out / "package")
-    if calibrate:
-        _calibrate(r, session, r.out / "calibration")
-    elif "calibrate" in cfg.stages and session.robot is None:
-        notes.append("calibrate: no [robot] section in session.toml")
-    runs = sorted(r.runs, key=lambda s: STAGES.index(s.name))
-    return ProcessResult(session, r.out, tuple(runs), tuple(notes))
+        else:
+            notes.append("calibrate: no [robot] section in session.toml")
+    return ProcessResult(session, r.out, tuple(r.runs), tuple(notes))
 
 
 def _process_one(cfg: ProcessCfg) -> ProcessResult:

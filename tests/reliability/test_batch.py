@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 import trimesh
 
-from real2sim.executor import Busy, ExecutorCfg, deferring, may_defer, run_map, worker_threads
+from real2sim.executor import Busy, ExecutorCfg, may_defer, run_map, worker_threads
 from real2sim.export.collision.cache import cache_key, save
 from real2sim.export.collision.geometry import collision_geometry
 from real2sim.export.config import ExportCfg
@@ -33,14 +33,6 @@ def test_a_busy_item_runs_after_the_others_and_results_keep_their_order():
     CALLS.clear()
     assert run_map(_record, [1, 2, 3], ExecutorCfg(workers=1)) == [10, 20, 30]
     assert CALLS == [(1, True), (2, True), (3, True), (2, False)]
-
-
-def test_a_caller_that_may_defer_gets_busy_after_the_other_items():
-    """Within ``deferring(True)`` (a session that can calibrate meanwhile) the busy item is not waited for."""
-    CALLS.clear()
-    with deferring(True), pytest.raises(Busy):
-        run_map(_record, [1, 2, 3], ExecutorCfg(workers=1))
-    assert CALLS == [(1, True), (2, True), (3, True), (2, True)]
 
 
 def _budget(_: int) -> tuple[str, int]:
