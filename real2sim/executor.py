@@ -1,12 +1,20 @@
 """Run independent work items (objects, sessions) on a local process pool or a Ray cluster.
 
-Results come back in input order either way, so outputs do not depend on the executor.
+Results come back in input order either way, so outputs do not depend on the executor. Threads are budgeted: each
+of W local workers sizes its thread pools (OpenMP, BLAS, Open3D, CoACD) to its share of this process's cores,
+``cores // W``, so W workers never run more compute threads than there are cores (workers are not pinned: on a
+machine shared with other jobs the kernel still moves them to an idle core).
+Work that another process is doing right now (a decomposition cache entry being computed) raises ``Busy`` when
+``may_defer()``; ``run_map`` then does the other items first and waits for that one last, so workers on copies of
+the same scene decompose different meshes and read each other's cache entries instead of computing one twice.
 """
 
 from __future__ import annotations
 
+import contextvars
 import multiprocessing as mp
 import os
+import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -47,14 +55,11 @@ def run_map(
         return _run_ray(fn, items, cfg.ray, label)
     workers = cfg.pool_size(len(items))
     if workers <= 1:
-        out = []
         with progress(label or "working", total=len(items)) as advance:
-            for x in items:
-                out.append(fn(x))
-                advance()
-        return out
+            return _run_here(fn, items, advance)
     ctx = mp.get_context("spawn")  # open3d / MuJoCo state is not fork-safe
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    threads = worker_threads(workers, len(_cores()))
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,)) as pool:
         futures = [pool.submit(fn, x) for x in items]
         out = []
         with progress(label or "working", total=len(items)) as advance:
@@ -62,6 +67,75 @@ def run_map(
                 out.append(f.result())
                 advance()
         return out
+
+
+def _run_here(fn: Callable[[Any], Any], items: list[Any], advance: Callable[[], None]) -> list[Any]:
+    """Run the items in this process: first each that is not ``Busy``, then those that were, waiting for them."""
+    out: list[Any] = [None] * len(items)
+    later = []
+    for i, x in enumerate(items):
+        token = _DEFER.set(True)
+        try:
+            out[i] = fn(x)
+            advance()
+        except Busy:
+            later.append(i)
+        finally:
+            _DEFER.reset(token)
+    token = _DEFER.set(False)
+    try:
+        for i in later:  # what another process was computing: wait for it now (then it is in the cache)
+            out[i] = fn(items[i])
+            advance()
+    finally:
+        _DEFER.reset(token)
+    return out
+
+
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS")  # fmt: skip
+"""Thread-pool sizes the native libraries read at load time (Open3D and CoACD use OpenMP)."""
+_DEFER: contextvars.ContextVar[bool] = contextvars.ContextVar("defer", default=False)
+
+
+class Busy(Exception):  # noqa: N818 - a signal, not an error
+    """Raised by work another process is doing right now, when ``may_defer()``: ``run_map`` retries it last."""
+
+
+def may_defer() -> bool:
+    """Whether the item running now may raise ``Busy`` (it runs in ``run_map``'s first pass) instead of waiting."""
+    return _DEFER.get()
+
+
+def _cores() -> set[int]:
+    return os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+
+
+def worker_threads(workers: int, cores: int) -> int:
+    """Threads each of ``workers`` pool workers gets on ``cores`` cores (at least one)."""
+    return max(1, cores // max(1, workers))
+
+
+def budget_threads(threads: int) -> None:
+    """Size this process's thread pools to ``threads`` (environment for libraries not loaded yet, Open3D if it is)."""
+    for var in THREAD_VARS:
+        os.environ[var] = str(threads)
+    o3d = sys.modules.get("open3d")
+    if o3d is not None and hasattr(o3d.utility, "set_num_threads"):
+        o3d.utility.set_num_threads(threads)
+
+
+def _init_worker(threads: int) -> None:
+    budget_threads(threads)
+
+
+def _ray_call(fn: Callable[[Any], Any], x: Any) -> Any:
+    """``fn(x)`` in a Ray task, its thread pools sized to the CPUs Ray gave it."""
+    import ray
+
+    cpus = ray.get_runtime_context().get_assigned_resources().get("CPU", 1.0)
+    budget_threads(max(1, int(cpus)))
+    return fn(x)
 
 
 def _run_ray(fn: Callable[[Any], Any], items: list[Any], address: str, label: str) -> list[Any]:
@@ -73,8 +147,8 @@ def _run_ray(fn: Callable[[Any], Any], items: list[Any], address: str, label: st
         ray.init(
             address=None if address == "local" else address, ignore_reinit_error=True, log_to_driver=False
         )
-    remote = ray.remote(fn)
-    refs = [remote.remote(x) for x in items]
+    remote = ray.remote(num_cpus=1)(_ray_call)
+    refs = [remote.remote(fn, x) for x in items]
     out = []
     with progress(label or "working (ray)", total=len(items)) as advance:
         for r in refs:

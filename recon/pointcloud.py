@@ -15,11 +15,12 @@ from real2sim.atomic import output_dir, write_bytes
 from real2sim.errors import ConfigError, InputError
 from real2sim.progress import step
 from real2sim.provenance import Provenance
-from real2sim.recon.io import PointCloud, merge_clouds, read_points, unit_scale
+from real2sim.recon.io import PointCloud, merge_clouds, unit_scale
 from real2sim.recon.io.cloud import with_sensor_origin
 from real2sim.recon.pipeline import ReconOutput, points_to_scene
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.register import read_poses, register_scans
+from real2sim.recon.voxel import point_labels_of, read_scan
 from real2sim.scene import Scene, write_scene_into
 
 __all__ = ["PointCloudReconCfg", "ReconOutput", "run_recon_pointcloud", "load_clouds"]
@@ -29,7 +30,8 @@ def load_clouds(cfg: PointCloudReconCfg) -> tuple[list[PointCloud], list[np.ndar
     """Read every input and bring it into one frame: ``(clouds, common_from_file per file, poses_given)``."""
     clouds = []
     for p in cfg.inputs:
-        clouds.append(with_sensor_origin(read_points(p, cfg.units), cfg.origin_m(), cfg.sensor_at_origin))
+        c = read_scan(p, cfg.units, cfg.mesh_voxel)  # a huge file: its voxel means
+        clouds.append(with_sensor_origin(c, cfg.origin_m(), cfg.sensor_at_origin))
     names = [Path(p).name for p in cfg.inputs]
     if cfg.poses is not None:
         poses = read_poses(cfg.poses)
@@ -78,7 +80,7 @@ def run_recon_pointcloud(cfg: PointCloudReconCfg) -> ReconOutput:
     steps += ["mesh"]
     prov = Provenance.for_inputs(list(cfg.inputs), tuple(steps), cfg.options())
     scene = Scene(support=out.scene.support, objects=out.scene.objects, world_from_input=wfi, provenance=prov)
-    labels = out.point_labels[:n0].astype(np.int32)
+    labels = point_labels_of(clouds[0], out.point_labels[:n0])
     result = ReconOutput(scene=scene, world_from_input=wfi[names[0]], point_labels=labels)
     if cfg.out_dir is not None:
         with output_dir(cfg.out_dir) as tmp:

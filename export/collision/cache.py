@@ -4,7 +4,8 @@
 Safe to share between concurrent runs: entries are content-addressed (the same key always holds the same bytes) and
 written to a temporary file in the cache folder then renamed into place (``os.replace``), so a reader sees a whole
 entry or none; each entry carries the sha256 of its arrays, and one that fails the check on read (torn by a killed
-run, a full disk, bit rot) is deleted and recomputed, with a warning."""
+run, a full disk, bit rot) is deleted and recomputed, with a warning. ``entry_lock`` makes concurrent runs compute a
+missing entry once: the first takes the entry's lock, the others wait for it and then read the entry."""
 
 from __future__ import annotations
 
@@ -14,12 +15,15 @@ import hashlib
 import io
 import json
 import logging
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import trimesh
 
 from real2sim.atomic import write_bytes
+from real2sim.executor import Busy, may_defer
 from real2sim.export.collision.primitives import SIZE_COUNT, Primitive
 from real2sim.export.collision.shape import Collision
 from real2sim.export.config import ExportCfg, collision_options
@@ -115,3 +119,40 @@ def load(path: Path) -> Collision | None:
         with contextlib.suppress(OSError):
             path.unlink()
         return None
+
+
+@contextlib.contextmanager
+def entry_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the cache entry ``path`` (``fcntl.flock`` on ``PATH.lock``) while computing it.
+    When another process holds it: raise ``executor.Busy`` if the caller may do other work first
+    (``executor.may_defer()``), else wait for it.
+
+    The holder writes the entry, then removes the lock file before unlocking; a waiter that got the removed file's
+    lock finds the entry written and reads it. Without ``fcntl`` (Windows) or write access, no lock is taken (two
+    runs may then compute the same entry: same bytes, only time lost)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    lock = path.with_name(path.name + ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o644)
+    except OSError:
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if may_defer():
+                raise Busy(str(path)) from None
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                lock.unlink()
+    finally:
+        os.close(fd)

@@ -28,6 +28,8 @@ def coacd_threads(objects_at_once: int) -> int:
     import os
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    budget = os.environ.get("OMP_NUM_THREADS", "")  # a pool worker's share (real2sim.executor)
+    cores = min(cores, int(budget)) if budget.isdigit() and int(budget) > 0 else cores
     return max(1, cores // max(1, objects_at_once))
 
 

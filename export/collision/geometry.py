@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import trimesh
 
-from real2sim.export.collision.cache import cache_key, load, save
+from real2sim.export.collision.cache import cache_key, entry_lock, load, save
 from real2sim.export.collision.coacd import run_coacd
 from real2sim.export.collision.hulls import convex_hull
 from real2sim.export.collision.primitives import fit_primitive
@@ -36,13 +37,20 @@ def collision_geometry(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) 
     """Collision geometry for a watertight ``mesh`` (object frame), from the cache when possible; ``threads``: OpenMP
     threads CoACD may use (the result does not depend on it)."""
     t0 = time.perf_counter()
-    path = None
     if cfg.cache:
         path = (cfg.cache_dir or default_cache_dir()) / f"{cache_key(mesh, cfg)}.npz"
-        if path.is_file():
-            hit = load(path)
-            if hit is not None:
-                return Collision(hit.primitive, hit.hulls, True, time.perf_counter() - t0)
+        hit = load(path) if path.is_file() else None
+        if hit is None:
+            with entry_lock(path):  # another run computing this entry: wait for it, then read it
+                hit = load(path) if path.is_file() else None
+                if hit is None:
+                    return _computed(mesh, cfg, threads, path, t0)
+        return Collision(hit.primitive, hit.hulls, True, time.perf_counter() - t0)
+    return _computed(mesh, cfg, threads, None, t0)
+
+
+def _computed(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int, path: Path | None, t0: float) -> Collision:
+    """Compute the collision geometry (exact hull, primitive or CoACD) and save it at ``path`` when given."""
     prim = fit_primitive(mesh, cfg.primitive_tolerance, seed=cfg.seed) if cfg.primitives else None
     exact = convex_in_budget(mesh, cfg.max_hull_vertices)
     if exact is not None and (prim is None or prim.error > PRIMITIVE_EXACT):

@@ -49,7 +49,7 @@ class ProcessCfg:
     stages: tuple[str, ...] = STAGES
     """Stages to run, in order; a stage whose inputs the session lacks is skipped with a note."""
     workers: int = 0
-    """Worker processes for per-object work (0 = one per core)."""
+    """Worker processes (0 = one per core): for the sessions of a batch, else for per-object work."""
     force: bool = False
     """Re-run stages even when their inputs and options are unchanged."""
     calibration_max_windows: int | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,18 @@ _PLY_TYPES = {
 
 def read_ply(path: Path) -> PointCloud:
     data = path.read_bytes()
+    fmt, elements, body_start = _header(path, data)
+    body = data[body_start:]
+    if fmt == "ascii":
+        fields = _ply_ascii_vertices(path, body, elements)
+    else:
+        fields = _ply_binary_vertices(path, body, elements, "<" if fmt == "binary_little_endian" else ">")
+    return cloud_from_fields(fields, path)
+
+
+def _header(path: Path, data: bytes) -> tuple[str, list, int]:
+    """``(format, elements, offset of the body)`` of a PLY file starting with ``data``; elements are
+    ``(name, count, [(property, dtype, list count dtype or None)])``."""
     end = data.find(b"end_header")
     if not data.startswith(b"ply") or end < 0:
         raise InputError(path, "not a PLY file (no 'ply' magic or no 'end_header')")
@@ -46,12 +59,58 @@ def read_ply(path: Path) -> PointCloud:
         raise InputError(path, f"unknown PLY format {fmt!r}")
     if not any(e[0] == "vertex" for e in elements):
         raise InputError(path, "PLY file has no 'vertex' element")
-    body = data[body_start:]
+    return fmt, elements, body_start
+
+
+HEAD_BYTES = 1 << 20
+"""How much of a file ``ply_vertex_layout`` reads to find the header."""
+
+
+def ply_vertex_layout(path: Path) -> tuple[int, np.dtype, int] | None:
+    """``(byte offset, record dtype, count)`` of the vertex records of a binary PLY whose vertices come first or
+    after fixed-size elements, so they can be read in chunks; None for any other PLY (``read_ply`` reads those)."""
+    with open(path, "rb") as f:
+        head = f.read(HEAD_BYTES)
+    if len(head) == HEAD_BYTES and b"end_header" not in head:
+        return None  # a header longer than HEAD_BYTES: read_ply reads the file whole
+    fmt, elements, offset = _header(path, head)
     if fmt == "ascii":
-        fields = _ply_ascii_vertices(path, body, elements)
-    else:
-        fields = _ply_binary_vertices(path, body, elements, "<" if fmt == "binary_little_endian" else ">")
-    return cloud_from_fields(fields, path)
+        return None
+    endian = "<" if fmt == "binary_little_endian" else ">"
+    for name, count, props in elements:
+        if any(p[2] is not None for p in props):
+            return None
+        dt = np.dtype([(p[0], endian + p[1]) for p in props])
+        if name == "vertex":
+            need = offset + dt.itemsize * count
+            if path.stat().st_size < need:
+                raise InputError(
+                    path, f"truncated: vertex data needs {need - offset} bytes after the header, has "
+                    f"{path.stat().st_size - offset}"
+                )  # fmt: skip
+            return offset, dt, count
+        offset += dt.itemsize * count
+    return None
+
+
+def iter_ply_vertices(
+    path: Path, layout: tuple[int, np.dtype, int], chunk: int
+) -> Iterator[dict[str, np.ndarray]]:
+    """The vertex fields of a binary PLY (``layout`` from ``ply_vertex_layout``), ``chunk`` records at a time, read
+    into one reused buffer (memory stays at one chunk)."""
+    offset, dt, count = layout
+    buf = bytearray(dt.itemsize * min(chunk, max(count, 1)))
+    with open(path, "rb") as f:
+        f.seek(offset)
+        done = 0
+        while done < count:
+            n = min(chunk, count - done)
+            view = memoryview(buf)[: n * dt.itemsize]
+            if f.readinto(view) != len(view):
+                raise InputError(path, "truncated: the vertex data ends early")
+            rec = np.frombuffer(view, dtype=dt, count=n)
+            yield {name: rec[name].astype(dt[name].newbyteorder("=")) for name in dt.names}
+            done += n
 
 
 def _ply_ascii_vertices(path: Path, body: bytes, elements: list) -> dict[str, np.ndarray]:

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
 from real2sim.errors import ConfigError, InputError
-from real2sim.recon.io.cloud import PointCloud, reading
+from real2sim.recon.io.cloud import PointCloud, cloud_from_fields, reading
 from real2sim.recon.io.e57 import read_e57
 from real2sim.recon.io.kitti import read_kitti
 from real2sim.recon.io.las import read_las
 from real2sim.recon.io.npy import read_npy
 from real2sim.recon.io.pcd import read_pcd
-from real2sim.recon.io.ply import read_ply
+from real2sim.recon.io.ply import iter_ply_vertices, ply_vertex_layout, read_ply
 from real2sim.recon.io.text import read_text
 
 Units = Literal["m", "cm", "mm"]
@@ -79,3 +80,56 @@ def _checked(cloud: PointCloud, path: Path, scale: float) -> PointCloud:
         height=cloud.height,
         source=str(path),
     )
+
+
+def _layout(path: Path) -> tuple[int, np.dtype, int] | None:
+    if path.suffix.lower() != ".ply" or not path.is_file():
+        return None
+    with reading(path, "PLY"):
+        return ply_vertex_layout(path)
+
+
+def point_count(path: str | Path) -> int | None:
+    """The number of points of a file that ``iter_point_chunks`` reads in chunks (binary PLY), from its header;
+    None for other files."""
+    layout = _layout(Path(path))
+    return None if layout is None else layout[2]
+
+
+Chunk = tuple[int, np.ndarray, np.ndarray | None]
+"""``(index of the first point, points (n, 3) in metres with NaN rows, colours (n, 3) or None)``."""
+
+
+def iter_point_chunks(
+    path: str | Path, units: Units, chunk: int, colors: bool = False, cloud: PointCloud | None = None
+) -> Iterator[Chunk]:
+    """The points of a file ``chunk`` at a time (colours too when ``colors``): binary PLY read in chunks, any other
+    file read whole by ``read_points`` (or taken from ``cloud``, already read) and then sliced."""
+    path = Path(path)
+    scale = unit_scale(units)
+    layout = None if cloud is not None else _layout(path)
+    if layout is None:
+        cloud = cloud if cloud is not None else read_points(path, units)
+        for start in range(0, len(cloud), chunk):
+            c = cloud.colors
+            yield (
+                start,
+                cloud.points[start : start + chunk],
+                c[start : start + chunk] if colors and c is not None else None,
+            )
+        return
+    start = 0
+    for fields in iter_ply_vertices(path, layout, chunk):
+        with reading(path, "PLY"), np.errstate(invalid="ignore", over="ignore"):
+            col = None
+            if colors:
+                c = cloud_from_fields(fields, path)
+                pts, col = c.points, c.colors
+            elif all(k in fields for k in "xyz"):
+                pts = np.stack([fields[k] for k in "xyz"], axis=1).astype(np.float64)
+            else:
+                pts = cloud_from_fields(fields, path).points  # raises: no x, y, z
+            if scale != 1.0:
+                pts *= scale
+        yield start, pts, col
+        start += len(pts)
