@@ -95,6 +95,8 @@ def _run_here(fn: Callable[[Any], Any], items: list[Any], advance: Callable[[], 
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
                "VECLIB_MAXIMUM_THREADS")  # fmt: skip
 """Thread-pool sizes the native libraries read at load time (Open3D and CoACD use OpenMP)."""
+PASSED_TO_RAY = ("REAL2SIM_CACHE",)
+"""Environment variables of this process that Ray's workers get too."""
 _DEFER: contextvars.ContextVar[bool] = contextvars.ContextVar("defer", default=False)
 
 
@@ -144,8 +146,13 @@ def _run_ray(fn: Callable[[Any], Any], items: list[Any], address: str, label: st
     except ImportError:
         raise ConfigError("--ray needs Ray: pip install 'real2sim[ray]'") from None
     if not ray.is_initialized():
+        # Ray's workers inherit the environment of `ray start`, not this process's: the cache folder goes along
+        env = {k: os.environ[k] for k in PASSED_TO_RAY if k in os.environ}
         ray.init(
-            address=None if address == "local" else address, ignore_reinit_error=True, log_to_driver=False
+            address=None if address == "local" else address,
+            ignore_reinit_error=True,
+            log_to_driver=False,
+            runtime_env={"env_vars": env} if env else None,
         )
     remote = ray.remote(num_cpus=1)(_ray_call)
     refs = [remote.remote(fn, x) for x in items]
