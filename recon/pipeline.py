@@ -236,7 +236,13 @@ def points_to_scene(
     if not objects:
         warn_no_objects(name, no_objects_reason(w, inside, ds[kidx] if len(cand) else w[:0], cfg))
     labels[vidx] = lab_valid
-    lo, hi = fit.hull.min(axis=0), fit.hull.max(axis=0)
+    return plane_scene(objects, fit.hull.min(axis=0), fit.hull.max(axis=0), name, T, labels)
+
+
+def plane_scene(
+    objects: list[SceneObject], lo: np.ndarray, hi: np.ndarray, name: str, T: np.ndarray, labels: np.ndarray
+) -> ReconOutput:
+    """The output of a scene on a level plane support spanning ``lo``..``hi`` (x, y) at z = 0."""
     ctr = 0.5 * (lo + hi)
     support = Support(
         "plane", (0.0, 0.0, 1.0), (float(ctr[0]), float(ctr[1]), 0.0), tuple(float(x) for x in hi - lo)

@@ -14,22 +14,23 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
-from real2sim.provenance import Provenance
 from real2sim.recon.io import PointCloud
 from real2sim.recon.mesh import mesh_object
 from real2sim.recon.pipeline import (
     ReconOutput,
     _object_colour,
     _paint,
+    _short,
     _yaw_frame,
     estimate_normals,
     place_object,
+    plane_scene,
 )
 from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 from real2sim.recon.room import ROOM_PLANE_DISTANCE, ROOM_VOXEL, SURFACE_DEPTH, Plane, RoomFit, detect_room
 from real2sim.recon.segment import euclidean_clusters
 from real2sim.recon.support import _largest_patch, rotation_between, voxel_downsample
-from real2sim.scene import Scene, SceneObject, Support
+from real2sim.scene import SceneObject
 
 WALL_THICKNESS = 0.1
 """Thickness [m] of a wall's static box, behind its seen surface."""
@@ -101,14 +102,7 @@ def room_to_scene(
         lab[mask & (lab < 0)] = len(objects)
     labels = np.full(len(cloud), -1, dtype=np.int32)
     labels[vidx] = lab
-    ctr = 0.5 * (lo + hi)
-    support = Support(
-        "plane", (0.0, 0.0, 1.0), (float(ctr[0]), float(ctr[1]), 0.0), tuple(float(x) for x in hi - lo)
-    )
-    scene = Scene(
-        support=support, objects=tuple(objects), world_from_input={_short(name): T}, provenance=Provenance()
-    )
-    return ReconOutput(scene=scene, world_from_input=T, point_labels=labels)
+    return plane_scene(objects, lo, hi, name, T, labels)
 
 
 def room_frame(pts: np.ndarray, fit: RoomFit, keep_xy: bool) -> np.ndarray:
@@ -253,7 +247,3 @@ def _dynamic_object(
     return SceneObject(name=name, mesh=mesh_o, world_from_object=pose, density=cfg.density,
                        friction=tuple(cfg.friction), rgba=_object_colour(colors),
                        source=f"{_short(source)}#{name}")  # fmt: skip
-
-
-def _short(name: str) -> str:
-    return name.replace("\\", "/").rsplit("/", 1)[-1]
