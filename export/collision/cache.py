@@ -92,6 +92,26 @@ def save(path: Path, col: Collision) -> None:
         arrays[f"v{i}"], arrays[f"f{i}"] = v, f
     np.savez(buf, sha256=np.array(digest(arrays)), **arrays)
     write_bytes(path, buf.getvalue())
+    sweep_stale(path.parent)
+
+
+STALE_SECONDS = 3600.0
+"""A temporary file in the cache folder this old [s] was left by a killed run (a write takes well under a second)."""
+
+
+def sweep_stale(folder: Path) -> int:
+    """Delete the temporary files killed runs left in the cache ``folder`` (``.NAME.*.tmp`` older than
+    ``STALE_SECONDS``); returns how many went. A write in progress is younger, so it is never touched."""
+    import time
+
+    gone = 0
+    cutoff = time.time() - STALE_SECONDS
+    for tmp in folder.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            if tmp.stat().st_mtime < cutoff:
+                tmp.unlink()
+                gone += 1
+    return gone
 
 
 def load(path: Path) -> Collision | None:

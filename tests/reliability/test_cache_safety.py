@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import trimesh
 
-from real2sim.export.collision.cache import load
+from real2sim.export.collision.cache import STALE_SECONDS, load, save
 from real2sim.export.collision.geometry import collision_geometry
 from real2sim.export.config import ExportCfg
 from real2sim.scene import Scene, SceneObject, Support, save_scene
@@ -104,3 +104,17 @@ def test_two_concurrent_exports_sharing_one_cache_give_identical_packages(tmp_pa
     assert not [p for p in cache.rglob("*") if p.is_file() and p.suffix != ".npz"]  # no temporary files left
     warm = export(tmp_path / "c" / "pkg")
     assert warm.wait(timeout=300) == 0 and _files(tmp_path / "c" / "pkg") == a
+
+
+def test_temporary_files_of_killed_runs_are_swept_and_a_write_in_progress_is_kept(tmp_path: Path) -> None:
+    from real2sim.export.collision.shape import Collision
+
+    box = trimesh.creation.box((0.1, 0.1, 0.1))
+    stale, fresh = tmp_path / ".a.npz.x1.tmp", tmp_path / ".b.npz.x2.tmp"
+    for f in (stale, fresh):
+        f.write_bytes(b"half an entry")
+    old = os.path.getmtime(fresh) - STALE_SECONDS - 60
+    os.utime(stale, (old, old))
+    save(tmp_path / "c.npz", Collision(None, ((np.asarray(box.vertices), np.asarray(box.faces)),)))
+    assert not stale.exists() and fresh.exists()
+    assert load(tmp_path / "c.npz") is not None
