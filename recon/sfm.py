@@ -206,8 +206,8 @@ def _map(image_dir: Path, db: Path, out: Path, cfg: SfmCfg, mapper: str):
         opts.mapper.global_positioning.use_gpu = False
         return pycolmap.global_mapping(db, image_dir, out, opts)
     opts = pycolmap.IncrementalPipelineOptions()
-    opts.random_seed = opts.mapper.random_seed = opts.triangulation.random_seed = cfg.seed
-    opts.num_threads = opts.mapper.num_threads = 1  # deterministic (see SfmCfg.num_threads)
+    opts.random_seed = cfg.seed
+    opts.num_threads = 1  # deterministic (see SfmCfg.num_threads)
     opts.ba_refine_focal_length = not fixed
     opts.ba_refine_extra_params = not fixed
     opts.mapper.abs_pose_refine_focal_length = not fixed
