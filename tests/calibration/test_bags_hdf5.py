@@ -11,23 +11,22 @@ import pytest
 from real2sim.calibration.logs import read_table
 from real2sim.calibration.mapping import load_map, load_trajectory
 from real2sim.errors import InputError
-from tests.calibration.test_readers import _same, _write_map, reference  # noqa: F401 (fixture)
+from tests.calibration.test_readers import (  # noqa: F401 (fixture)
+    _same,
+    _write_map,
+    bag_writer,
+    reference,
+    ros2_types,
+)
 
 
 @pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
 def test_bag_folder_two_topics_unset_stamps(tmp_path: Path, reference, storage: str) -> None:  # noqa: F811
-    from rosbags.rosbag2 import StoragePlugin, Writer
-    from rosbags.typesys import Stores, get_typestore
-
     model, ref = reference
-    ts = get_typestore(Stores.ROS2_HUMBLE)
-    JointState = ts.types["sensor_msgs/msg/JointState"]
-    Header = ts.types["std_msgs/msg/Header"]
-    Time = ts.types["builtin_interfaces/msg/Time"]
+    ts, JointState, Header, Time = ros2_types()
     bag = tmp_path / "bag"
-    plugin = StoragePlugin.MCAP if storage == "mcap" else StoragePlugin.SQLITE3
     t0_ns = 1_700_000_000 * 10**9
-    with Writer(bag, version=9, storage_plugin=plugin) as w:
+    with bag_writer(bag, storage) as w:
         arm = w.add_connection("/joint_states", JointState.__msgtype__, typestore=ts)
         grip = w.add_connection("/gripper/joint_states", JointState.__msgtype__, typestore=ts)
         for i in range(ref.n):

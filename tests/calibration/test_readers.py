@@ -122,20 +122,30 @@ def test_parquet_lerobot_episode_selection(tmp_path: Path, reference) -> None:
         )
 
 
-@pytest.mark.parametrize("storage", ["sqlite3", "mcap"])
-def test_ros2_bag_joint_state(tmp_path: Path, reference, storage: str) -> None:
-    from rosbags.rosbag2 import StoragePlugin, Writer
+def ros2_types():
+    """ROS 2 Humble's typestore and its JointState, Header and Time message classes."""
     from rosbags.typesys import Stores, get_typestore
 
-    model, ref = reference
     ts = get_typestore(Stores.ROS2_HUMBLE)
-    JointState = ts.types["sensor_msgs/msg/JointState"]
-    Header = ts.types["std_msgs/msg/Header"]
-    Time = ts.types["builtin_interfaces/msg/Time"]
+    t = ts.types
+    return ts, t["sensor_msgs/msg/JointState"], t["std_msgs/msg/Header"], t["builtin_interfaces/msg/Time"]
+
+
+def bag_writer(bag: Path, storage: str):
+    """A rosbag2 writer for ``bag`` in ``storage`` (``mcap`` or ``sqlite3``)."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+
+    plugin = StoragePlugin.MCAP if storage == "mcap" else StoragePlugin.SQLITE3
+    return Writer(bag, version=9, storage_plugin=plugin)
+
+
+@pytest.mark.parametrize("storage", ["sqlite3", "mcap"])
+def test_ros2_bag_joint_state(tmp_path: Path, reference, storage: str) -> None:
+    model, ref = reference
+    ts, JointState, Header, Time = ros2_types()
     bag = tmp_path / "bag"
     t0_ns = 1_700_000_000 * 10**9  # epoch stamps: float64 seconds would lose ~0.2 µs here
-    plugin = StoragePlugin.MCAP if storage == "mcap" else StoragePlugin.SQLITE3
-    with Writer(bag, version=9, storage_plugin=plugin) as w:
+    with bag_writer(bag, storage) as w:
         conn = w.add_connection("/joint_states", JointState.__msgtype__, typestore=ts)
         # a second, unrelated joint published in between must not disturb the mapped ones
         for i in range(ref.n):
