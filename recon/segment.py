@@ -14,6 +14,7 @@ from scipy.spatial import cKDTree
 
 from real2sim.recon.convexity import lccp_segments, merge_convex_unions, patch_graph
 from real2sim.recon.segment_occlusion import RangeImage, merge_occluded
+from real2sim.recon.segment_refine import refine_boundaries
 from real2sim.recon.segment_support import merge_unsupported
 
 
@@ -110,7 +111,8 @@ def split_convex(
     the sensor, ``segment_occlusion.py``); segments smaller than ``min_points`` join the neighbour they touch most
     (within ``tolerance``); touching segments whose union is convex within ``MAX_CONCAVITY`` join; a segment that
     neither reaches the support (within ``support_band``) nor rests on another, such as a mug's handle, joins a
-    neighbour (``segment_support.py``). Labels 0..K-1."""
+    neighbour (``segment_support.py``); points near a boundary move to the segment whose local surface they lie on
+    (``segment_refine.py``). Labels 0..K-1."""
     n = len(points)
     zeros = np.zeros(n, dtype=np.int64)
     if n < 8:
@@ -137,7 +139,8 @@ def split_convex(
     seg = merge_convex_unions(points, seg, near, MAX_CONCAVITY)
     if seg.max() == 0:
         return zeros
-    return merge_unsupported(points, normals, seg, g, near, support_band, spacing)
+    seg = merge_unsupported(points, normals, seg, g, near, support_band, spacing)
+    return refine_boundaries(points, seg, spacing)
 
 
 def fallback_normals(points: np.ndarray, lab: np.ndarray, k: int = 12) -> np.ndarray:

@@ -27,6 +27,7 @@ def test_touching_and_stacked_objects_separated(shared_data: Path) -> None:
 @pytest.mark.slow
 def test_cluttered_pile(shared_data: Path) -> None:
     """One of the 14 objects stands wholly beyond the seen edge of the table, three reach over it: all are found,
-    each with IoU >= 0.8 (two lose a strip at a contact with a neighbour)."""
+    each with IoU >= 0.85 (without the point-level boundary refinement one lost a strip at each of its two contacts
+    with neighbours: 0.807)."""
     n, iou = _run(shared_data, "test56")
-    assert n == 14 and min(iou) >= 0.8, (n, iou)
+    assert n == 14 and min(iou) >= 0.85, (n, iou)
