@@ -3,10 +3,11 @@
 Supervoxel patches are a few sample spacings wide, so a patch can straddle the crease where two objects meet and
 carry a strip of one object's surface into the other. After the patch-level segmentation, every point near another
 segment (the boundary band) is tested against the local surface of each segment it touches: the plane of that
-segment's nearest points off the band. A point moves to a neighbour only when it is an outlier to its own segment's
-local plane (farther than ``OUTLIER_SCATTER`` times that plane's own scatter) and lies nearer the neighbour's plane.
-A point on its own surface, a convex edge of its own object included (a plane through two faces has a large
-scatter), therefore stays; the boundary moves onto the crease.
+segment's nearest points off the band, the point's distance to it counted in units of the plane's RMS scatter (at
+least the median scatter of all such planes, the sensor's noise). A point moves to a neighbour only when it is an
+outlier to its own segment's plane (beyond ``OUTLIER_SCATTER``) and fits the neighbour's plane better. A point on
+a convex edge of its own object therefore stays (a plane fitted across the edge has a large scatter, while the
+surface it stands on is flat and far off in units of its small scatter); the boundary moves onto the crease.
 """
 
 from __future__ import annotations
