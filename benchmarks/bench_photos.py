@@ -140,13 +140,15 @@ def bench_sample(work: Path, session: Path) -> list[dict]:
 
 def bench_mouse(work: Path) -> list[dict]:
     """Real phone photos (portrait + landscape) against the author's COLMAP model: plain pycolmap, then the full
-    real2sim route with default options (dense cpu, table, one object, export + validate)."""
+    real2sim route with default options (dense cpu, table, one object, export + validate); the object's extents
+    over the author's points on the mouse, and its silhouette against the mouse's mask in the photos
+    (``mouse_ref.silhouette_check``)."""
     from real2sim.export.config import ExportCfg
     from real2sim.export.package import export_scene
     from real2sim.export.validate import validate_package
     from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
     from real2sim.scene import load_scene
-    from tests.helpers.mouse_ref import evaluate_mouse_scene, reference_model
+    from tests.helpers.mouse_ref import evaluate_mouse_scene, reference_model, silhouette_check
 
     images = MOUSE / "images"
     n = len(list(images.glob("*.jpg")))
@@ -161,13 +163,14 @@ def bench_mouse(work: Path) -> list[dict]:
     res = run_recon_photos(PhotosReconCfg(image_dir=images, out_dir=work / "scene"))
     total = time.perf_counter() - t0
     ev = evaluate_mouse_scene(work / "scene", MOUSE)
+    sil = silhouette_check(work / "scene", MOUSE)
     export_scene(
         load_scene(work / "scene"), work / "pkg", ExportCfg(scene_dir=work / "scene", out_dir=work / "pkg")
     )
     failed = [c.name for c in validate_package(work / "pkg") if not c.passed]
     rows.append({"dataset": "mouse_table", "method": "real2sim (defaults, dense cpu)", "images": n,
                  "registered": len(res.sfm.registered), "total_s": total, "stages_s": dict(res.sfm.timings),
-                 **_accuracy(res.sfm.cam_from_world, ref), "objects": ev["objects"],
+                 **_accuracy(res.sfm.cam_from_world, ref), "objects": ev["objects"], "silhouette": sil,
                  "package_checks_failed": failed})  # fmt: skip
     return rows
 
@@ -182,7 +185,7 @@ def _print(rows: list[dict]) -> None:
         tab.add_column(c)
     for r in rows:
         other = {k: r[k] for k in ("marker_scale_error_pct", "marker_scale_sigma_pct", "chamfer_mm", "watertight",
-                                   "objects", "package_checks_failed") if k in r}  # fmt: skip
+                                   "objects", "silhouette", "package_checks_failed") if k in r}  # fmt: skip
 
         def f(k: str, r: dict = r) -> str:
             return f"{r[k]:.3f}" if isinstance(r.get(k), float) else "-"
