@@ -9,6 +9,7 @@ real2sim, the dense CPU path's object meshes (symmetric Chamfer to the true mesh
     python benchmarks/bench_photos.py --datasets mouse_table   # one dataset (59 real phone photos, ~10 min)
     python benchmarks/bench_photos.py --quick         # CI smoke: 6 temple views, poses only (< 60 s)
     python benchmarks/bench_photos.py --json out.json
+    python benchmarks/bench_photos.py --datasets mouse_table --overlays DIR   # + silhouette overlay PNGs
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def bench_sample(work: Path, session: Path) -> list[dict]:
     return rows
 
 
-def bench_mouse(work: Path) -> list[dict]:
+def bench_mouse(work: Path, overlays: Path | None = None) -> list[dict]:
     """Real phone photos (portrait + landscape) against the author's COLMAP model: plain pycolmap, then the full
     real2sim route with default options (dense cpu, table, one object, export + validate); the object's extents
     over the author's points on the mouse, and its silhouette against the mouse's mask in the photos
@@ -163,7 +164,7 @@ def bench_mouse(work: Path) -> list[dict]:
     res = run_recon_photos(PhotosReconCfg(image_dir=images, out_dir=work / "scene"))
     total = time.perf_counter() - t0
     ev = evaluate_mouse_scene(work / "scene", MOUSE)
-    sil = silhouette_check(work / "scene", MOUSE)
+    sil = silhouette_check(work / "scene", MOUSE, overlays=overlays)
     export_scene(
         load_scene(work / "scene"), work / "pkg", ExportCfg(scene_dir=work / "scene", out_dir=work / "pkg")
     )
@@ -204,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         "--session", type=Path, default=SAMPLE, help="sample session folder (default sample_data)"
     )
     ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
+    ap.add_argument(
+        "--overlays", type=Path, default=None, help="mouse_table: write the silhouette overlays here"
+    )
     ap.add_argument("--datasets", default="temple,sample,mouse_table", help="comma-separated subset to run")
     args = ap.parse_args(argv)
     todo = set(args.datasets.split(","))
@@ -217,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
             rows += bench_sample(Path(tmp) / "sample", args.session)
         if not args.quick and "mouse_table" in todo and MOUSE.is_dir():
             (Path(tmp) / "mouse").mkdir()
-            rows += bench_mouse(Path(tmp) / "mouse")
+            rows += bench_mouse(Path(tmp) / "mouse", args.overlays)
     _print(rows)
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=2, default=float) + "\n")
