@@ -9,6 +9,7 @@ real2sim, the dense CPU path's object meshes (symmetric Chamfer to the true mesh
     python benchmarks/bench_photos.py --datasets mouse_table   # one dataset (59 real phone photos, ~10 min)
     python benchmarks/bench_photos.py --quick         # CI smoke: 6 temple views, poses only (< 60 s)
     python benchmarks/bench_photos.py --json out.json
+    python benchmarks/bench_photos.py --datasets mouse_table --overlays DIR   # + silhouette overlay PNGs
 """
 
 from __future__ import annotations
@@ -138,15 +139,17 @@ def bench_sample(work: Path, session: Path) -> list[dict]:
     return rows
 
 
-def bench_mouse(work: Path) -> list[dict]:
+def bench_mouse(work: Path, overlays: Path | None = None) -> list[dict]:
     """Real phone photos (portrait + landscape) against the author's COLMAP model: plain pycolmap, then the full
-    real2sim route with default options (dense cpu, table, one object, export + validate)."""
+    real2sim route with default options (dense cpu, table, one object, export + validate); the object's extents
+    over the author's points on the mouse, and its silhouette against the mouse's mask in the photos
+    (``mouse_ref.silhouette_check``)."""
     from real2sim.export.config import ExportCfg
     from real2sim.export.package import export_scene
     from real2sim.export.validate import validate_package
     from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
     from real2sim.scene import load_scene
-    from tests.helpers.mouse_ref import evaluate_mouse_scene, reference_model
+    from tests.helpers.mouse_ref import evaluate_mouse_scene, reference_model, silhouette_check
 
     images = MOUSE / "images"
     n = len(list(images.glob("*.jpg")))
@@ -161,13 +164,14 @@ def bench_mouse(work: Path) -> list[dict]:
     res = run_recon_photos(PhotosReconCfg(image_dir=images, out_dir=work / "scene"))
     total = time.perf_counter() - t0
     ev = evaluate_mouse_scene(work / "scene", MOUSE)
+    sil = silhouette_check(work / "scene", MOUSE, overlays=overlays)
     export_scene(
         load_scene(work / "scene"), work / "pkg", ExportCfg(scene_dir=work / "scene", out_dir=work / "pkg")
     )
     failed = [c.name for c in validate_package(work / "pkg") if not c.passed]
     rows.append({"dataset": "mouse_table", "method": "real2sim (defaults, dense cpu)", "images": n,
                  "registered": len(res.sfm.registered), "total_s": total, "stages_s": dict(res.sfm.timings),
-                 **_accuracy(res.sfm.cam_from_world, ref), "objects": ev["objects"],
+                 **_accuracy(res.sfm.cam_from_world, ref), "objects": ev["objects"], "silhouette": sil,
                  "package_checks_failed": failed})  # fmt: skip
     return rows
 
@@ -182,7 +186,7 @@ def _print(rows: list[dict]) -> None:
         tab.add_column(c)
     for r in rows:
         other = {k: r[k] for k in ("marker_scale_error_pct", "marker_scale_sigma_pct", "chamfer_mm", "watertight",
-                                   "objects", "package_checks_failed") if k in r}  # fmt: skip
+                                   "objects", "silhouette", "package_checks_failed") if k in r}  # fmt: skip
 
         def f(k: str, r: dict = r) -> str:
             return f"{r[k]:.3f}" if isinstance(r.get(k), float) else "-"
@@ -201,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         "--session", type=Path, default=SAMPLE, help="sample session folder (default sample_data)"
     )
     ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
+    ap.add_argument(
+        "--overlays", type=Path, default=None, help="mouse_table: write the silhouette overlays here"
+    )
     ap.add_argument("--datasets", default="temple,sample,mouse_table", help="comma-separated subset to run")
     args = ap.parse_args(argv)
     todo = set(args.datasets.split(","))
@@ -214,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
             rows += bench_sample(Path(tmp) / "sample", args.session)
         if not args.quick and "mouse_table" in todo and MOUSE.is_dir():
             (Path(tmp) / "mouse").mkdir()
-            rows += bench_mouse(Path(tmp) / "mouse")
+            rows += bench_mouse(Path(tmp) / "mouse", args.overlays)
     _print(rows)
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=2, default=float) + "\n")

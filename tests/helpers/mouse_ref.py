@@ -137,3 +137,59 @@ def evaluate_mouse_scene(scene_dir: Path, data: Path) -> dict:
         objects.append({"name": ob.name, "watertight": bool(ob.mesh.is_watertight),
                         "extents_over_ref": [round(float(x), 3) for x in ext / ref_ext]})  # fmt: skip
     return {"registered": len(cams), "poses": poses, "objects": objects, "ref_extents": ref_ext.tolist()}
+
+
+def silhouette_check(scene_dir: Path, data: Path, step: int = 1, overlays: Path | None = None) -> dict:
+    """Every ``step``-th of the author's views: the mouse's mask in the photo (``silhouette.object_mask``, found
+    without our reconstruction) against our object mesh (after the camera alignment) and the author's sparse points
+    on the mouse, all projected with the author's camera. Medians over the views of the mesh's IoU with the mask
+    and, along the mask's long and short axes, the mesh's and the author's points' extents over the mask's. With
+    ``overlays``, a PNG per view there: the mask's outline green, the mesh's red, the author's points blue."""
+    import json
+
+    import cv2
+
+    from real2sim.recon.sfm import read_image
+    from real2sim.scene import load_scene
+    from tests.helpers.silhouette import axis_extents, iou, mesh_silhouette, object_mask, project
+
+    ref, pts = reference_model(data)
+    views, _, _ = reference_views(data)
+    cams = {c["file"]: np.asarray(c["cam_from_world"]) for c in json.loads((scene_dir / "cameras.json").read_text())["cameras"]}  # fmt: skip
+    sim, _ = align_to_reference(cams, ref)
+    on_mouse = mouse_frame(ref, pts)["points"]
+    meshes = [ob.mesh_in_world() for ob in load_scene(scene_dir).objects]
+    rows = []
+    for name in sorted(views)[::step]:
+        v = views[name]
+        img = read_image(data / "images" / name)
+        if img is None or img.shape[1::-1] != v.size:
+            img = cv2.resize(img, v.size, interpolation=cv2.INTER_AREA)
+        mask = object_mask(img)
+        sil = np.zeros_like(mask)
+        for m in meshes:
+            sil |= mesh_silhouette(sim.apply(np.asarray(m.vertices)), np.asarray(m.faces), v)
+        e_mask, e_mesh, e_ref = axis_extents(mask, sil, project(on_mouse, v))
+        rows.append([iou(mask, sil), *(e_mesh / e_mask), *(e_ref / e_mask)])
+        if overlays is not None:
+            _overlay(img, mask, sil, project(on_mouse, v), overlays / f"{Path(name).stem}.png", rows[-1])
+    med = np.median(np.array(rows), 0)
+    return {"views": len(rows), "iou": float(med[0]), "mesh_over_mask": med[1:3].round(3).tolist(),
+            "ref_over_mask": med[3:5].round(3).tolist()}  # fmt: skip
+
+
+def _overlay(
+    img: np.ndarray, mask: np.ndarray, sil: np.ndarray, pts: np.ndarray, path: Path, row: list
+) -> None:
+    import cv2
+
+    out = img.copy()
+    for p in np.round(pts).astype(int):
+        cv2.circle(out, (int(p[0]), int(p[1])), 2, (255, 0, 0), -1)
+    for m, colour in ((mask, (0, 255, 0)), (sil, (0, 0, 255))):
+        cnts, _ = cv2.findContours(m.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        cv2.drawContours(out, cnts, -1, colour, 2)
+    text = f"IoU {row[0]:.2f}  long: mesh {row[1]:.2f} points {row[3]:.2f}"
+    cv2.putText(out, text, (15, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 3)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), out)
