@@ -9,8 +9,9 @@ collision-to-surface Hausdorff distance. The sample tabletop's ground-truth mesh
 
 Each object of several pieces meets the support through its support-contact hull (``export.support_contact``);
 row ``r2s-shull``: the same package with those hulls taken out (every piece touches the support). ``x peer``: step
-time against obj2mjcf's in the same scene. ``--quick``: the ground-truth sample tabletop only, ours only (CI
-smoke). obj2mjcf: ``pip install obj2mjcf``.
+time against obj2mjcf's in the same scene. With the peer, each object of more than 8 hulls says why (its
+Hausdorff at 8 hulls against obj2mjcf's, ``bench_export.why_hulls``). ``--quick``: the ground-truth sample tabletop
+only, ours only (CI smoke). obj2mjcf: ``pip install obj2mjcf``.
 """
 
 from __future__ import annotations
@@ -236,7 +237,27 @@ def run(
             rows[-1]["hausdorff_mm"] = fid
         else:
             rows.append({"scene": name, "tool": "obj2mjcf", "note": f"failed or over {timeout:.0f} s"})
+    if peer:  # the full run (not --quick): each object of over 8 hulls says why
+        rows[0]["hulls_why"] = hulls_why(scene, rows[0], rows[-1].get("hausdorff_mm"))
     return rows
+
+
+def hulls_why(scene, ours: dict, peer_mm: list[float] | None) -> list[str]:
+    """For each object of more than ``bench_export.FEW_HULLS`` hulls, why (``bench_export.why_hulls``: the same
+    collision step capped at that many hulls, its Hausdorff against obj2mjcf's on the object, else the tolerance's)."""
+    from bench_export import why_hulls
+
+    from real2sim.export.repair import repair_mesh
+
+    out = []
+    for i, (o, piece) in enumerate(zip(scene.objects, ours["pieces"], strict=True)):
+        if not piece.endswith(" hulls"):
+            continue
+        row = {"kind": "hulls", "hulls": int(piece.split()[0])}
+        why_hulls(row, repair_mesh(o.mesh, o.name).mesh, {"hausdorff_mm": peer_mm[i]} if peer_mm else None)
+        if "hulls_why" in row:
+            out.append(f"{o.name}: {row['hulls_why']}")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -279,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['scene']:22} {r['tool']:9} {r['contacts']:8.1f} {r['step_us']:8.1f} {x:7.2f} {xp:6.2f}  "
             f"{', '.join(r['pieces'])} | {haus}"
         )
+        for line in r.get("hulls_why", []):
+            print(f"{'':22} {'':9} {line}")
     if a.json:
         a.json.write_text(json.dumps({"rows": rows}, indent=1))
     return 0

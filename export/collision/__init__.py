@@ -1,5 +1,5 @@
 """Collision geometry within an engine budget: one exact hull for a convex mesh whose hull fits the budget, else a
-primitive where one fits, else CoACD convex hulls.
+primitive where one fits and is at least as close to the surface as the one hull, else CoACD convex hulls.
 
 The watertight mesh is decimated before decomposing (CoACD's time grows with faces); CoACD merges down to
 ``max_hulls``, each hull is reduced to ``max_hull_vertices`` keeping the surface error small (``limit_points``), and

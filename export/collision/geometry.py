@@ -10,8 +10,8 @@ import trimesh
 
 from real2sim.export.collision.cache import cache_key, entry_lock, load, save
 from real2sim.export.collision.coacd import run_coacd
-from real2sim.export.collision.hulls import convex_hull
-from real2sim.export.collision.primitives import fit_primitive
+from real2sim.export.collision.hulls import convex_hull, limit_points
+from real2sim.export.collision.primitives import Primitive, fit_primitive
 from real2sim.export.collision.shape import Collision
 from real2sim.export.config import ExportCfg, default_cache_dir
 
@@ -33,6 +33,21 @@ def convex_in_budget(mesh: trimesh.Trimesh, max_vertices: int) -> tuple[np.ndarr
     return (hv, hf) if abs(volume - float(mesh.volume)) <= 1e-9 * volume else None
 
 
+COMPARE_SAMPLES = 2000
+"""Surface samples of the Hausdorff distances that decide between a primitive and one hull (``hull_beats``)."""
+
+
+def hull_beats(mesh: trimesh.Trimesh, prim: Primitive, max_vertices: int, seed: int) -> bool:
+    """Whether the mesh's one convex hull (cut to ``max_vertices``) is closer to the surface than the fitted
+    primitive (``hull_fidelity``'s Hausdorff, same samples): then the primitive does not stand for the object (a scan
+    seen from one side, whose box bridges its unseen back) and the hull route is taken (docs/collision.md)."""
+    from real2sim.export.fidelity import hull_fidelity
+
+    one = trimesh.Trimesh(*convex_hull(limit_points(np.asarray(mesh.vertices), max_vertices)), process=False)
+    h_prim = hull_fidelity(mesh, [prim.to_mesh()], samples=COMPARE_SAMPLES, seed=seed).hausdorff
+    return hull_fidelity(mesh, [one], samples=COMPARE_SAMPLES, seed=seed).hausdorff < h_prim
+
+
 def collision_geometry(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) -> Collision:
     """Collision geometry for a watertight ``mesh`` (object frame), from the cache when possible; ``threads``: OpenMP
     threads CoACD may use (the result does not depend on it)."""
@@ -50,12 +65,15 @@ def collision_geometry(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) 
 
 
 def _computed(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int, path: Path | None, t0: float) -> Collision:
-    """Compute the collision geometry (exact hull, primitive or CoACD) and save it at ``path`` when given."""
+    """Compute the collision geometry (exact hull, primitive or CoACD) and save it at ``path`` when given. A
+    primitive is taken only where it is at least as close to the surface as the one hull (``hull_beats``)."""
     prim = fit_primitive(mesh, cfg.primitive_tolerance, seed=cfg.seed) if cfg.primitives else None
     exact = convex_in_budget(mesh, cfg.max_hull_vertices)
     if exact is not None and (prim is None or prim.error > PRIMITIVE_EXACT):
         col = Collision(None, (exact,))
-    elif prim is not None:
+    elif prim is not None and (
+        prim.error <= PRIMITIVE_EXACT or not hull_beats(mesh, prim, cfg.max_hull_vertices, cfg.seed)
+    ):
         col = Collision(prim, ())
     else:
         col = Collision(None, tuple(run_coacd(mesh, cfg, threads)))
