@@ -101,7 +101,6 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NU
 PASSED_TO_RAY = ("REAL2SIM_CACHE",)
 """Environment variables of this process that Ray's workers get too."""
 _DEFER: contextvars.ContextVar[bool] = contextvars.ContextVar("defer", default=False)
-_LIMIT: contextvars.ContextVar[int] = contextvars.ContextVar("limit", default=0)
 
 
 class Busy(Exception):  # noqa: N818 - a signal, not an error
@@ -124,21 +123,10 @@ def worker_threads(workers: int, cores: int) -> int:
 
 def thread_budget() -> int:
     """Threads this process's own parallel loops may use: a pool worker's share (``budget_threads``, or
-    ``OMP_NUM_THREADS`` set by the user), else all of this process's cores; at most ``limit_threads``'s limit."""
+    ``OMP_NUM_THREADS`` set by the user), else all of this process's cores."""
     cores = len(_cores())
     v = os.environ.get("OMP_NUM_THREADS", "")
-    n = max(1, min(cores, int(v))) if v.isdigit() and int(v) > 0 else cores
-    return min(n, _LIMIT.get() or n)
-
-
-@contextlib.contextmanager
-def limit_threads(n: int) -> Iterator[None]:
-    """``thread_budget()`` at most ``n`` in this thread (work on a thread beside another's)."""
-    token = _LIMIT.set(max(1, n))
-    try:
-        yield
-    finally:
-        _LIMIT.reset(token)
+    return max(1, min(cores, int(v))) if v.isdigit() and int(v) > 0 else cores
 
 
 @contextlib.contextmanager

@@ -1,5 +1,4 @@
-"""A stage's work on a thread beside the stages before it: half the thread budget, progress displays silent (rich
-shows one live display at once)."""
+"""A stage's work on a thread beside the stages before it, its progress displays silent (one live display at once)."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from real2sim.executor import limit_threads, thread_budget
 from real2sim.progress import silent
 
 
@@ -19,13 +17,12 @@ class Background:
         self.started = time.perf_counter()
         self._out: list[Any] = []
         self._err: list[BaseException] = []
-        threads = max(1, thread_budget() // 2)  # the other half for the stages it runs beside
-        self._thread = threading.Thread(target=self._run, args=(work, threads), name="real2sim-background")
+        self._thread = threading.Thread(target=self._run, args=(work,), name="real2sim-background")
         self._thread.start()
 
-    def _run(self, work: Callable[[], Any], threads: int) -> None:
+    def _run(self, work: Callable[[], Any]) -> None:
         try:
-            with silent(), limit_threads(threads):
+            with silent():
                 self._out.append(work())
         except BaseException as exc:  # handed to the caller of result()
             self._err.append(exc)
