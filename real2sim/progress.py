@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import logging
 from collections.abc import Callable, Iterator
 
@@ -13,17 +12,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 console = Console(stderr=True)
 _state = {"quiet": False}
-_silent: contextvars.ContextVar[bool] = contextvars.ContextVar("silent", default=False)
-
-
-@contextlib.contextmanager
-def silent() -> Iterator[None]:
-    """No progress displays from this thread (work beside another stage's: rich shows one live display at once)."""
-    token = _silent.set(True)
-    try:
-        yield
-    finally:
-        _silent.reset(token)
 
 
 def configure(verbosity: int = 0, quiet: bool = False) -> None:
@@ -41,7 +29,7 @@ def configure(verbosity: int = 0, quiet: bool = False) -> None:
 @contextlib.contextmanager
 def progress(description: str, total: int | None = None) -> Iterator[Callable[[int], None]]:
     """``with progress("meshing", total=n) as advance: ... advance()``; silent when quiet or not a terminal."""
-    if _state["quiet"] or _silent.get() or not console.is_terminal:
+    if _state["quiet"] or not console.is_terminal:
         yield lambda k=1: None
         return
     cols = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
@@ -53,7 +41,7 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[[i
 @contextlib.contextmanager
 def step(description: str) -> Iterator[None]:
     """A spinner for one long step with no natural count."""
-    if _state["quiet"] or _silent.get() or not console.is_terminal:
+    if _state["quiet"] or not console.is_terminal:
         yield
         return
     with console.status(description):

@@ -23,7 +23,6 @@ from typing import Any, TypeVar
 
 from real2sim.errors import ConfigError, InputError
 from real2sim.executor import ExecutorCfg, run_map
-from real2sim.pipeline.background import Background
 from real2sim.pipeline.cache import RunRecord, hashed_options, stage_key
 from real2sim.pipeline.session import Session, load_session
 from real2sim.pipeline.summary import (
@@ -106,22 +105,10 @@ class _Runner:
         self.record = RunRecord(self.out / "run.json")
         self.runs: list[StageRun] = []
 
-    def reused(self, name: str, output: Path, key: str) -> dict[str, Any] | None:
-        """The recorded summary when ``run.json`` says this stage finished with ``key`` and ``output`` exists."""
-        return None if self.cfg.force or not output.exists() else self.record.finished(name, key)
-
-    def run(
-        self,
-        name: str,
-        output: Path,
-        key: str,
-        work: Callable[[], StageSummary],
-        started: float | None = None,
-    ) -> None:
-        """Run ``work`` unless ``run.json`` says this stage finished with ``key`` and ``output`` exists
-        (``started``: when work that ``work`` waits for began, for its seconds)."""
+    def run(self, name: str, output: Path, key: str, work: Callable[[], StageSummary]) -> None:
+        """Run ``work`` unless ``run.json`` says this stage finished with ``key`` and ``output`` exists."""
         kind = SUMMARY_TYPES[name]
-        prev = self.reused(name, output, key)
+        prev = None if self.cfg.force or not output.exists() else self.record.finished(name, key)
         t0 = time.perf_counter()
         if prev is not None:
             try:
@@ -130,7 +117,7 @@ class _Runner:
             except (KeyError, TypeError):
                 pass  # a summary from an older real2sim: run the stage again
         summary = work()
-        self.runs.append(StageRun(name, output, time.perf_counter() - (started or t0), False, summary))
+        self.runs.append(StageRun(name, output, time.perf_counter() - t0, False, summary))
         self.record.record(name, key, output, summary.to_json())
 
 
@@ -145,22 +132,6 @@ def run_process(cfg: ProcessCfg) -> ProcessResult:
         )
     r = _Runner(cfg)
     notes: list[str] = []
-    early = _calibrate_early(r, session, r.out / "calibration")
-    try:
-        _recon_and_export(r, session, notes)
-    finally:
-        if early is not None:
-            early.join()
-    if "calibrate" in cfg.stages:
-        if session.robot is not None:
-            _calibrate(r, session, r.out / "calibration", early)
-        else:
-            notes.append("calibrate: no [robot] section in session.toml")
-    return ProcessResult(session, r.out, tuple(r.runs), tuple(notes))
-
-
-def _recon_and_export(r: _Runner, session: Session, notes: list[str]) -> None:
-    cfg = r.cfg
     scene_dir = r.out / "scene"
     scene: Scene | None = None
     if "recon" in cfg.stages:
@@ -178,6 +149,12 @@ def _recon_and_export(r: _Runner, session: Session, notes: list[str]) -> None:
             notes.append("recon: scans used; photos/splats of the same scene are not fused yet")
     if "export" in cfg.stages and scene_dir.is_dir():
         _export(r, session, scene, scene_dir, r.out / "package")
+    if "calibrate" in cfg.stages:
+        if session.robot is not None:
+            _calibrate(r, session, r.out / "calibration")
+        else:
+            notes.append("calibrate: no [robot] section in session.toml")
+    return ProcessResult(session, r.out, tuple(r.runs), tuple(notes))
 
 
 def _process_one(cfg: ProcessCfg) -> ProcessResult:
@@ -309,9 +286,9 @@ def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, pkg_di
     r.run("export", pkg_dir, key, work)
 
 
-def _calibrate_job(r: _Runner, s: Session, out: Path) -> tuple[Any, str]:
-    """The calibrate stage's config and key."""
+def _calibrate(r: _Runner, s: Session, out: Path) -> None:
     from real2sim.calibration.config import CalibrateCfg
+    from real2sim.calibration.run import run_calibrate
 
     rb = s.robot
     assert rb is not None
@@ -330,29 +307,5 @@ def _calibrate_job(r: _Runner, s: Session, out: Path) -> tuple[Any, str]:
     opts = hashed_options(cfg)
     if cfg.package is not None:  # a re-exported package needs the values written again
         opts["package"] = r.record.data["stages"].get("export", {}).get("key")
-    return cfg, stage_key("calibrate", [rb.model, rb.map, *rb.logs, *rb.holdout], opts)
-
-
-def _calibrate_early(r: _Runner, s: Session, out: Path) -> Background | None:
-    """Calibration started on a thread now, beside recon and export (it needs neither), when workers may run in
-    parallel (``--workers`` not 1), it writes nothing into the package and it will not be reused; else None."""
-    if r.cfg.workers == 1 or "calibrate" not in r.cfg.stages or r.cfg.calibration_package:
-        return None
-    if s.robot is None or not s.robot.fit:
-        return None
-    cfg, key = _calibrate_job(r, s, out)
-    if r.reused("calibrate", out, key) is not None:
-        return None
-    from real2sim.calibration.run import run_calibrate
-
-    return Background(lambda: CalibrationSummary.of(run_calibrate(cfg)))
-
-
-def _calibrate(r: _Runner, s: Session, out: Path, early: Background | None = None) -> None:
-    cfg, key = _calibrate_job(r, s, out)
-    if early is not None:
-        r.run("calibrate", out, key, early.result, early.started)
-        return
-    from real2sim.calibration.run import run_calibrate
-
+    key = stage_key("calibrate", [rb.model, rb.map, *rb.logs, *rb.holdout], opts)
     r.run("calibrate", out, key, lambda: CalibrationSummary.of(run_calibrate(cfg)))

@@ -91,13 +91,3 @@ def test_batch_of_sessions_runs_in_parallel_with_one_folder_each(tmp_path, sampl
         summary = json.loads((out / name / "run.json").read_text())["stages"]["recon"]["summary"]
         assert len(summary["objects"]) >= 3, (name, summary)
         assert (out / name / "scene" / "scene.json").is_file()
-
-
-def test_calibration_beside_recon_and_export_writes_what_a_serial_run_writes(demo_out, sample_data, tmp_path):
-    """The demo (workers 0) calibrates on a thread while recon and export run; --workers 1 calibrates after them."""
-    out, _ = demo_out
-    r = CliRunner().invoke(cli, ["-q", "process", str(sample_data), "-o", str(tmp_path), "--stages", "calibrate",
-                                 "--workers", "1"])  # fmt: skip
-    assert r.exit_code == 0, r.output
-    files = sorted(p.relative_to(out) for p in (out / "calibration").rglob("*") if p.is_file())
-    assert files and all((out / f).read_bytes() == (tmp_path / f).read_bytes() for f in files)
