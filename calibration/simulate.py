@@ -8,13 +8,13 @@ flag are rolled out in chunks between its switches, a switched-off actuator's ga
 from __future__ import annotations
 
 import copy
-import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from real2sim.calibration.signal import held_shifted_mean
 from real2sim.errors import InputError
+from real2sim.executor import thread_budget
 from real2sim.trajectory import Trajectory
 
 
@@ -88,7 +88,7 @@ class Simulator:
         )
         self.spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
         self.nstate = mujoco.mj_stateSize(model, self.spec)
-        self.nthread = nthread or max(1, min(os.cpu_count() or 1, 8))
+        self.nthread = nthread or min(thread_budget(), 8)
         self.datas = [mujoco.MjData(model) for _ in range(self.nthread)]
         W, L = len(windows.start), windows.length
         self.x0 = np.zeros((W, self.nstate))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from real2sim.errors import InputError
+from real2sim.executor import thread_budget
 from real2sim.export.collision.primitives import SIZE_COUNT, Primitive, kind_of_geom
 from real2sim.export.config import ValidateCfg
 from real2sim.export.engines import engine_checks
@@ -183,14 +184,17 @@ def validate_package(
     x0 = {n: data.xpos[b].copy() for n, b in bodies.items()}
     steps = int(round(cfg.sim_seconds / model.opt.timestep))
     urdf = pkg_dir / f"{name}.urdf"
-    with ThreadPoolExecutor(1) as pool:
-        rest = pool.submit(_simulate, model, data, steps)
+    with ThreadPoolExecutor(1) as pool:  # a worker with a 1-thread budget steps after the checks instead
+        rest = pool.submit(_simulate, model, data, steps) if thread_budget() > 1 else None
         urdf_checks = _urdf_checks(urdf) if cfg.check_urdf and urdf.is_file() else []
         static = {
             o.name: _static_checks(model, bodies[o.name], o.label, cfg, max_hulls, max_verts) for o in objects
         }
         engines = engine_checks(pkg_dir, man, model, cfg.engines, max_verts)  # while MuJoCo steps
-        rest.result()  # re-raises what the simulation raised
+        if rest is None:
+            _simulate(model, data, steps)
+        else:
+            rest.result()  # re-raises what the simulation raised
 
     checks = [compiled, *urdf_checks]
     checks.append(

@@ -1,4 +1,4 @@
-from real2sim.cli import main
+if __name__ == "__main__":  # not on import: spawned worker processes import this module as ``__mp_main__``
+    from real2sim.cli import main
 
-if __name__ == "__main__":
     main()

@@ -11,11 +11,12 @@ the same scene decompose different meshes and read each other's cache entries in
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import multiprocessing as mp
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -60,7 +61,9 @@ def run_map(
     ctx = mp.get_context("spawn")  # open3d / MuJoCo state is not fork-safe
     threads = worker_threads(workers, len(_cores()))
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,)) as pool:
-        futures = [pool.submit(fn, x) for x in items]
+        # workers start in submit and load NumPy's BLAS before the initializer runs: the budget goes in their env
+        with _spawn_env(threads):
+            futures = [pool.submit(fn, x) for x in items]
         out = []
         with progress(label or "working", total=len(items)) as advance:
             for f in futures:
@@ -116,6 +119,30 @@ def _cores() -> set[int]:
 def worker_threads(workers: int, cores: int) -> int:
     """Threads each of ``workers`` pool workers gets on ``cores`` cores (at least one)."""
     return max(1, cores // max(1, workers))
+
+
+def thread_budget() -> int:
+    """Threads this process's own parallel loops may use: a pool worker's share (``budget_threads``, or
+    ``OMP_NUM_THREADS`` set by the user), else all of this process's cores."""
+    cores = len(_cores())
+    v = os.environ.get("OMP_NUM_THREADS", "")
+    return max(1, min(cores, int(v))) if v.isdigit() and int(v) > 0 else cores
+
+
+@contextlib.contextmanager
+def _spawn_env(threads: int) -> Iterator[None]:
+    """The thread-pool variables set to ``threads`` while worker processes are spawned (they inherit them)."""
+    old = {v: os.environ.get(v) for v in THREAD_VARS}
+    for v in THREAD_VARS:
+        os.environ[v] = str(threads)
+    try:
+        yield
+    finally:
+        for v, x in old.items():
+            if x is None:
+                os.environ.pop(v, None)
+            else:
+                os.environ[v] = x
 
 
 def budget_threads(threads: int) -> None:

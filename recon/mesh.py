@@ -23,6 +23,7 @@ import trimesh
 from scipy.spatial import ConvexHull, QhullError, cKDTree
 
 from real2sim.errors import StageError
+from real2sim.executor import thread_budget
 from real2sim.recon.carve import FreeSpace, carve, carve_projective, ray_spacing, unseen_solid
 from real2sim.recon.support import polygon_signed_distance
 from real2sim.recon.surface import keep_largest_inside, poisson_surface, seal, surface_within_budget
@@ -77,7 +78,7 @@ def signed_distance(
     k = min(k, len(points))
     if len(band) and k > 1:
         g = grid[band]
-        d, nn = cKDTree(points).query(g, k=k, workers=-1)
+        d, nn = cKDTree(points).query(g, k=k, workers=thread_budget())
         plane = np.einsum("mkj,mkj->mk", g[:, None, :] - points[nn], normals[nn])
         w = np.exp(-((d - d[:, :1]) ** 2) / (2 * sigma**2))
         # Only the sheet of the nearest point: across a wall thinner than the kernel, the opposite face's points
@@ -293,7 +294,7 @@ def range_noise(
     e = ends[sel]
     u = origins[sel] - e
     u /= np.linalg.norm(u, axis=1, keepdims=True) + 1e-18
-    _, nn = cKDTree(points).query(e, k=8, workers=-1)
+    _, nn = cKDTree(points).query(e, k=8, workers=thread_budget())
     n0 = normals[nn[:, 0]]
     res = np.einsum("ij,ij->i", e - points[nn].mean(axis=1), n0)
     cos = np.abs(np.einsum("ij,ij->i", u, n0))

@@ -19,6 +19,7 @@ import trimesh
 from scipy.spatial import cKDTree
 
 from real2sim.errors import InputError
+from real2sim.executor import thread_budget
 from real2sim.provenance import Provenance
 from real2sim.recon.carve import FreeSpace
 from real2sim.recon.empty_scene import no_objects_reason, warn_no_objects
@@ -57,7 +58,7 @@ def remove_outliers(points: np.ndarray, k: int, std: float) -> np.ndarray:
     """Mask of the points kept by statistical outlier removal (mean distance to ``k`` neighbours)."""
     if k <= 0 or len(points) <= k:
         return np.ones(len(points), dtype=bool)
-    d, _ = cKDTree(points).query(points, k=k + 1, workers=-1)
+    d, _ = cKDTree(points).query(points, k=k + 1, workers=thread_budget())
     m = d[:, 1:].mean(axis=1)
     return m <= m.mean() + std * m.std()
 

@@ -1,3 +1,5 @@
+import os
+
 import pytest
 
 from real2sim.errors import ConfigError
@@ -39,3 +41,28 @@ def test_ray_gives_the_same_results_as_the_local_pool():
     finally:
         ray.shutdown()
     assert [v for v, _ in out] == [v for v, _ in run_map(_square_pid, items, ExecutorCfg(workers=1))]
+
+
+def _start_env(_: int) -> tuple[str, int]:
+    import time
+
+    from real2sim.executor import thread_budget
+
+    time.sleep(0.5)  # keep both workers alive so each takes one item
+    # /proc/self/environ is the environment the process started with: what NumPy's BLAS saw when it loaded
+    env = dict(kv.split("=", 1) for kv in open("/proc/self/environ").read().split("\0") if "=" in kv)
+    return env.get("OPENBLAS_NUM_THREADS", ""), thread_budget()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/environ"), reason="Linux /proc")
+def test_workers_start_with_their_thread_share_and_the_parent_keeps_its_own(monkeypatch):
+    from real2sim.executor import THREAD_VARS, thread_budget, worker_threads
+
+    for v in THREAD_VARS:
+        monkeypatch.delenv(v, raising=False)
+    cores = len(os.sched_getaffinity(0))
+    share = worker_threads(2, cores)
+    assert run_map(_start_env, [0, 1], ExecutorCfg(workers=2)) == [(str(share), share)] * 2
+    assert all(v not in os.environ for v in THREAD_VARS) and thread_budget() == cores
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert thread_budget() == 1
