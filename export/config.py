@@ -80,18 +80,16 @@ class ExportCfg:
     """Model name (file stem of ``<name>.xml`` / ``<name>.urdf``); empty = the scene folder's name."""
     formats: tuple[Format, ...] = FORMATS
     """Which model files to write: any of ``mjcf``, ``urdf`` (the scene and ``urdf/<object>.urdf``), ``usd``."""
-    max_hulls: int = field(default=64, metadata=COLLISION)
-    """Collision budget: convex hulls per object at most; the fewest that reach ``fidelity_tolerance`` are used."""
+    max_hulls: int = field(default=32, metadata=COLLISION)
+    """Collision budget: convex hulls per object (MuJoCo/PhysX friendly)."""
     max_hull_vertices: int = field(default=64, metadata=COLLISION)
     """Collision budget: vertices per hull (PhysX's limit is 255; MuJoCo is fastest with few)."""
     collision_faces: int = field(default=1200, metadata=COLLISION)
     """Faces the watertight mesh is decimated to before convex decomposition (speed; fidelity is checked)."""
     visual_faces: int = 20000
     """Face budget of the visual mesh (decimated, vertex colours kept)."""
-    coacd_threshold: float = field(default=0.1, metadata=COLLISION)
-    """CoACD concavity threshold (smaller = more hulls, closer fit, slower); refinement makes the finer cuts."""
-    coacd_max_hulls: int = field(default=32, metadata=COLLISION)
-    """CoACD's parts at most; refinement spends the rest of ``max_hulls`` where the hulls bulge farthest."""
+    coacd_threshold: float = field(default=0.05, metadata=COLLISION)
+    """CoACD concavity threshold (smaller = more hulls, closer fit, slower)."""
     coacd_resolution: int = field(default=500, metadata=COLLISION)
     """CoACD sampling resolution for the concavity metric."""
     coacd_mcts_iterations: int = field(default=20, metadata=COLLISION)
@@ -104,8 +102,8 @@ class ExportCfg:
     """Meshes with at most this many faces (after decimation) are cut with a wider CoACD search (60 iterations,
     depth 3, 20 nodes) instead of the three settings above."""
     cover: bool = field(default=True, metadata=COLLISION)
-    """Before refinement, grow each hull over the full-resolution vertices that decimation cut off from its patch of
-    surface, then cut it to the vertex budget again (``cover_surface``); refinement then splits what bulges."""
+    """After refinement, grow each hull over the full-resolution vertices that decimation cut off from its patch of
+    surface, then cut it to the vertex budget again (``cover_surface``)."""
     refit: bool = field(default=False, metadata=COLLISION)
     """After refinement, grow each hull to the full-resolution vertices it nearly covers, then cut it to the vertex
     budget again (off by default)."""
@@ -159,10 +157,8 @@ class ExportCfg:
             raise ConfigError(
                 "--format must include mjcf (the package is validated by compiling it in MuJoCo)"
             )
-        if self.max_hulls < 1 or self.coacd_max_hulls < 1:
-            raise ConfigError(
-                f"--max-hulls and coacd_max_hulls must be >= 1, got {self.max_hulls}, {self.coacd_max_hulls}"
-            )
+        if self.max_hulls < 1:
+            raise ConfigError(f"--max-hulls must be >= 1, got {self.max_hulls}")
         if not 4 <= self.max_hull_vertices <= 255:
             raise ConfigError(f"--max-hull-vertices must be in [4, 255], got {self.max_hull_vertices}")
         if self.collision_faces < 100 or self.visual_faces < 100:

@@ -82,32 +82,35 @@ def coacd_parts(coacd, mesh: trimesh.Trimesh, cfg: ExportCfg, max_hulls: int) ->
 
 
 def run_coacd(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) -> list[tuple[np.ndarray, np.ndarray]]:
-    """CoACD (``threads`` OpenMP threads) on the decimated watertight mesh, at most ``coacd_max_hulls`` parts,
-    vertex-limited per hull, grown back over what decimation cut off (``cover_surface``), then refined where it bulges
-    past the surface by cuts of the full-resolution solid (``refine``, up to ``max_hulls``) and merged back to the
-    fewest hulls at the fidelity tolerance (``merge_to_tolerance``)."""
+    """CoACD (``threads`` OpenMP threads) on the decimated watertight mesh, merged to the hull budget, vertex-limited
+    per hull, refined where it bulges past the surface (``refine``), then grown back over what decimation cut off
+    (``cover_surface``)."""
 
     work = decimate(mesh, cfg.collision_faces)
     if not (work.is_watertight and work.volume > 0):
         work = mesh
     tol = cfg.fidelity_tolerance * float(np.linalg.norm(mesh.extents))
-    # one surface query structure for every step; refinement cuts the full-resolution solid (pieces keep its surface)
-    r = Refiner(mesh, mesh, cfg, 0.0)
+    r = Refiner(mesh, work, cfg, 0.0)  # one surface query structure and solid for every step
     one = limit_points(np.asarray(mesh.vertices, dtype=np.float64), cfg.max_hull_vertices)
     r.area = total_area([one])
     if r.bloat(one)[0] <= tol:  # nearly convex: one hull is within the fidelity tolerance
         return [convex_hull(one)]
     coacd = import_coacd(threads)
     coacd.set_log_level("error")
-    pieces = coacd_parts(coacd, work, cfg, min(cfg.coacd_max_hulls, cfg.max_hulls))
+    pieces = coacd_parts(coacd, work, cfg, cfg.max_hulls)
     pts = [limit_points(v, cfg.max_hull_vertices) for v in pieces]
     if not pts:
         pts = [one]
-    if cfg.cover and work is not mesh:
-        pts = cover_surface(work, mesh, pts, cfg.max_hull_vertices)
     if cfg.refine_tolerance > 0:
         pts = refine(work, mesh, pts, cfg, r)
     pts = merge_to_tolerance(r, pts, tol, cfg)
+    if cfg.cover and work is not mesh:
+        r.area = total_area(pts)
+        tol = cfg.refine_tolerance * float(np.linalg.norm(mesh.extents))
+        worst = max(tol, *(r.bloat(p)[0] for p in pts))
+        pts = cover_surface(
+            work, mesh, pts, cfg.max_hull_vertices, accept=lambda old, new: r.bloat(new)[0] <= worst
+        )
     if cfg.refit and work is not mesh:
         pts = refit_to_surface(
             pts,

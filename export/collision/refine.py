@@ -9,10 +9,6 @@ import trimesh
 from real2sim.export.collision.hulls import limit_points, total_area
 from real2sim.export.config import ExportCfg
 
-BLOAT_ASCENT = 8
-"""Worst bulge samples of a hull moved to the local peak (``fidelity._ascend``, 6 steps): the samples alone miss
-it by up to ~0.8 mm on a noisy scan, and refinement then splits the wrong hull (docs/collision.md)."""
-
 TIE = 1e-6
 """Bulges [m] closer than this are equal when choosing a split (then the one with fewer parts wins)."""
 
@@ -53,22 +49,11 @@ class Refiner:
         t = tri[k]
         x = t[:, 0] + uv[:, :1] * (t[:, 1] - t[:, 0]) + uv[:, 1:] * (t[:, 2] - t[:, 0])
         x = np.vstack([x, pts])
-        outside = ~self.surf.inside(x)
-        out = x[outside]
+        out = x[~self.surf.inside(x)]
         if not len(out):
             return 0.0, x[0]
         d = self.surf.distance(out)
         k = int(np.argmax(d))
-        on = np.flatnonzero(outside[:n])  # samples (not vertices) outside: they come first in ``out``
-        if len(on):
-            from real2sim.export.fidelity import _ascend
-
-            top = np.argsort(-d[: len(on)])[:BLOAT_ASCENT]
-            s = self.surf
-            up = _ascend(out[top], t[on[top]], s, lambda q: ~s.inside(q) & s.in_front(q), steps=6)
-            j = int(np.argmax(up))
-            if up[j] > d[k]:
-                return float(up[j]), out[top[j]]
         return float(d[k]), out[k]
 
     def piece(self, pts: np.ndarray):

@@ -38,7 +38,7 @@ def test_bunny_reference_mesh_exports(bunny_path, tmp_path, cache_dir):
     )
     _assert_ok(pkg, 1)
     hulls = next(c for c in pkg.checks if c.name == "hull budget bunny")
-    assert 1 < hulls.value <= ExportCfg().max_hulls
+    assert 1 < hulls.value <= 32
     assert "pymeshfix" in (pkg.path / "README.md").read_text()
 
 
@@ -80,13 +80,6 @@ def test_sample_scene_exports(sample_scene, tmp_path, cache_dir):
     assert len(sample_scene.objects) >= 1
     pkg = export_scene(sample_scene, tmp_path / "sample", ExportCfg(cache_dir=cache_dir))
     _assert_ok(pkg, len(sample_scene.objects))
-    # the hulled mug and stone: 4.9 and 4.1 mm before cover-first, full-solid refinement (obj2mjcf: 2.9, 3.0 mm)
-    mm = {
-        c.name.split()[-1]: float(c.detail.split()[1])
-        for c in pkg.checks
-        if c.name.startswith("collision-to")
-    }
-    assert mm["object_1"] <= 4.6 and mm["object_4"] <= 3.3, mm
 
 
 def test_disturbed_scan_poses_settle_before_home(sample_scene, tmp_path, cache_dir):
@@ -123,11 +116,8 @@ def test_one_sided_box_scan_is_as_close_as_obj2mjcf(osd_scene):
 
     m = repair_mesh(next(o for o in osd_scene.objects if o.name == "object_2").mesh, "object_2").mesh
     col = collision_geometry(m, ExportCfg(cache=False))
-    h = hull_fidelity(m, col.meshes(), samples=2000).hausdorff
-    assert h * 1e3 <= OBJ2MJCF_OSD_TEST0_OBJECT_2_MM
-    # at most 8 hulls unless its fidelity needs more: then the hulls reach the fidelity tolerance
-    tol = ExportCfg().fidelity_tolerance * float(np.linalg.norm(m.extents))
-    assert col.primitive is None and (1 <= len(col.hulls) <= 8 or (len(col.hulls) <= 16 and h <= tol))
+    assert col.primitive is None and 1 <= len(col.hulls) <= 8
+    assert hull_fidelity(m, col.meshes(), samples=2000).hausdorff * 1e3 <= OBJ2MJCF_OSD_TEST0_OBJECT_2_MM
 
 
 def test_sample_scan_box_and_can_stay_primitives(sample_scene):
