@@ -148,16 +148,16 @@ def detect_room(
     lo, hi = np.percentile(points, [1, 99], axis=0)
     if float(np.linalg.norm(hi - lo)) < MIN_ROOM_EXTENT:
         return None, f"the scan spans less than {MIN_ROOM_EXTENT:g} m"
+    if up is None and sensor is None:  # before the plane search: nothing could orient a floor
+        return None, "no up direction and no sensor position"
     view = np.asarray(sensor, dtype=np.float64) if sensor is not None else points.mean(axis=0)
     ds, planes = room_planes(points, view, seed)
     if up is not None:
         axis, signed = np.asarray(up, dtype=np.float64) / np.linalg.norm(up), True
-    elif sensor is not None:
+    else:
         axis, signed = sensor_vertical(ds, view), False
         if axis is None:
             return None, "no up direction (the sensor's frame is not one camera's view)"
-    else:
-        return None, "no up direction and no sensor position"
     floors = []
     for p in planes:
         c = float(np.dot(p.normal, axis))
