@@ -155,12 +155,13 @@ def points_to_scene(
         return _object_only(cloud, cfg, name, vidx, pts, origins, labels)
     from real2sim.recon.room_scene import room_to_scene
 
+    sensor_mean = None if origins is None else origins.mean(axis=0)
     # A room scan (floor, walls, furniture) takes its own route (room_scene.py).
-    room = room_to_scene(cloud, cfg, name=name, vidx=vidx, pts=pts, origins=origins, up=up, keep_xy=keep_xy)
+    room = room_to_scene(
+        cloud, cfg, name=name, vidx=vidx, pts=pts, sensor=sensor_mean, up=up, keep_xy=keep_xy
+    )
     if room is not None:
         return room
-
-    sensor_mean = None if origins is None else origins.mean(axis=0)
 
     def fit_up(up_dir: np.ndarray | None) -> SupportFit:
         return fit_support(

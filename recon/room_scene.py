@@ -55,12 +55,12 @@ def room_to_scene(
     name: str,
     vidx: np.ndarray,
     pts: np.ndarray,
-    origins: np.ndarray | None,
+    sensor: np.ndarray | None,
     up: np.ndarray | None,
     keep_xy: bool,
 ) -> ReconOutput | None:
-    """The room scene of the valid points ``pts`` (rows ``vidx`` of ``cloud``), or None when they show no room."""
-    sensor = None if origins is None else origins.mean(axis=0)
+    """The room scene of the valid points ``pts`` (rows ``vidx`` of ``cloud``; ``sensor``: their mean sensor origin),
+    or None when they show no room."""
     fit, _ = detect_room(pts, sensor, up, cfg.seed)
     if fit is None:
         return None
