@@ -346,11 +346,7 @@ def _object_only(
         inside_box = np.all((o_w >= w.min(axis=0)) & (o_w <= w.max(axis=0)), axis=1)
         use_origins = not inside_box.any()
     if use_origins:
-        o = np.zeros((len(mpts), 3))
-        for j in range(3):
-            o[:, j] = np.bincount(minv, weights=o_w[:, j], minlength=len(mpts))
-        o /= np.bincount(minv, minlength=len(mpts))[:, None]
-        nrm = estimate_normals(mpts, cfg.normal_radius, o)
+        nrm = estimate_normals(mpts, cfg.normal_radius, voxel_mean(o_w, minv, len(mpts)))
     else:  # no sensor positions: orient away from the centroid, then propagate consistently over the surface
         nrm = _outward_normals(mpts, cfg.normal_radius)
     mesh_w = mesh_object(mpts, nrm, None, cfg)
