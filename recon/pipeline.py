@@ -193,7 +193,7 @@ def points_to_scene(
         kidx = np.flatnonzero(keep)
         ds_nrm = None
         if cfg.concave_split is not None and len(kidx) >= 3:
-            if w_orig is not None and bool((w_orig[:, 2] > cfg.plane_distance).all()):
+            if w_orig is not None:  # settle_frame kept them: every origin above the support
                 ds_o = voxel_mean(w_orig[cand], inv, len(ds))[kidx]
                 ds_nrm = estimate_normals(ds[kidx], 2.5 * cfg.voxel, ds_o)  # small footprint: narrow creases
         ds_lab[kidx] = segment_objects(
@@ -209,13 +209,12 @@ def points_to_scene(
             w, inside, support_mask, lab_valid, cand, cand_lab, n_obj, cfg
         )
         clock("segment")
-        distrusted = w_orig is None  # no usable sensor origins: normals from the geometry, no carving
         free_space = None if w_orig is None else FreeSpace.from_rays(w, w_orig, support_mask)
         for k in range(n_obj):
             sel = cand[cand_lab == k]
             obj_pts = w[sel]
             mpts, minv = voxel_downsample(obj_pts, cfg.mesh_voxel)
-            if distrusted:  # orient away from the object's inside, consistently over its surface
+            if w_orig is None:  # no usable origins: orient away from the object's inside, consistently
                 nrm = _outward_normals(mpts, cfg.normal_radius)
             else:
                 o = voxel_mean(w_orig[sel], minv, len(mpts))
