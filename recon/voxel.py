@@ -4,8 +4,9 @@
 ``VoxelCloud``: the mean point (and colour) of each occupied voxel of size ``voxel``, in order of first appearance,
 so memory grows with the occupied voxels, not the raw points. Binary PLY is read in chunks; other formats are read
 whole, then reduced. ``VoxelCloud.point_labels`` maps labels of the voxels back to every point of the file (file
-order, invalid points -1) from the voxel each point fell in (4 bytes a point, kept while reading). Before memory would run out, reading stops with one
-``InputError`` line (the budget: ``$REAL2SIM_MAX_MEMORY`` in GB, else the memory available now).
+order, invalid points -1) from the voxel each point fell in (4 bytes a point, kept while reading). Before memory
+would run out, reading stops with one ``InputError`` line (the budget: ``$REAL2SIM_MAX_MEMORY`` in GB, else the
+memory available now).
 """
 
 from __future__ import annotations
