@@ -213,6 +213,7 @@ def points_to_scene(
         for k in range(n_obj):
             sel = cand[cand_lab == k]
             obj_pts = w[sel]
+            colors = None if cloud.colors is None else cloud.colors[vidx[sel]]
             mpts, minv = voxel_downsample(obj_pts, cfg.mesh_voxel)
             if w_orig is None:  # no usable origins: orient away from the object's inside, consistently
                 nrm = _outward_normals(mpts, cfg.normal_radius)
@@ -220,7 +221,7 @@ def points_to_scene(
                 o = voxel_mean(w_orig[sel], minv, len(mpts))
                 nrm = estimate_normals(mpts, cfg.normal_radius, o)
             mesh_w = mesh_object(mpts, nrm, 0.0, cfg, free_space=free_space)
-            _paint(mesh_w, obj_pts, None if cloud.colors is None else cloud.colors[vidx][sel])
+            _paint(mesh_w, obj_pts, colors)
             mesh_o, world_from_object = place_object(mesh_w, 0.0)
             objects.append(
                 SceneObject(
@@ -229,7 +230,7 @@ def points_to_scene(
                     world_from_object=world_from_object,
                     density=cfg.density,
                     friction=tuple(cfg.friction),
-                    rgba=_object_colour(None if cloud.colors is None else cloud.colors[vidx][sel]),
+                    rgba=_object_colour(colors),
                     source=f"{_short(name)}#cluster{k + 1}",
                 )
             )
@@ -349,14 +350,15 @@ def _object_only(
     else:  # no sensor positions: orient away from the centroid, then propagate consistently over the surface
         nrm = _outward_normals(mpts, cfg.normal_radius)
     mesh_w = mesh_object(mpts, nrm, None, cfg)
-    _paint(mesh_w, w, None if cloud.colors is None else cloud.colors[vidx][keep])
+    colors = None if cloud.colors is None else cloud.colors[vidx[keep]]
+    _paint(mesh_w, w, colors)
     obj = SceneObject(
         name="object_1",
         mesh=mesh_w,
         world_from_object=np.eye(4),
         density=cfg.density,
         friction=tuple(cfg.friction),
-        rgba=_object_colour(None if cloud.colors is None else cloud.colors[vidx][keep]),
+        rgba=_object_colour(colors),
         source=f"{_short(name)}#object",
     )
     lab_valid = np.where(keep, 1, -1).astype(np.int32)

@@ -241,7 +241,7 @@ def _dynamic_object(
     mesh_w = mesh_object(mpts, nrm, 0.0, cfg)
     if mesh_w.bounds[0, 2] > cfg.plane_distance:  # closed above the floor: it does not stand on it
         return None
-    colors = None if cloud.colors is None else cloud.colors[vidx][sel]
+    colors = None if cloud.colors is None else cloud.colors[vidx[sel]]
     _paint(mesh_w, obj_pts, colors)
     mesh_o, pose = place_object(mesh_w, 0.0)
     return SceneObject(name=name, mesh=mesh_o, world_from_object=pose, density=cfg.density,
