@@ -60,7 +60,9 @@ def run_map(
             return _run_here(fn, items, advance)
     ctx = mp.get_context("spawn")  # open3d / MuJoCo state is not fork-safe
     threads = worker_threads(workers, len(_cores()))
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,)) as pool:
+    with ProcessPoolExecutor(
+        workers, mp_context=ctx, initializer=budget_threads, initargs=(threads,)
+    ) as pool:
         # workers start in submit and load NumPy's BLAS before the initializer runs: the budget goes in their env
         with _spawn_env(threads):
             futures = [pool.submit(fn, x) for x in items]
@@ -152,10 +154,6 @@ def budget_threads(threads: int) -> None:
     o3d = sys.modules.get("open3d")
     if o3d is not None and hasattr(o3d.utility, "set_num_threads"):
         o3d.utility.set_num_threads(threads)
-
-
-def _init_worker(threads: int) -> None:
-    budget_threads(threads)
 
 
 def _ray_call(fn: Callable[[Any], Any], x: Any) -> Any:
