@@ -78,17 +78,15 @@ def _run_here(fn: Callable[[Any], Any], items: list[Any], advance: Callable[[], 
     """Run the items in this process: first each that is not ``Busy``, then those that were, waiting for them."""
     out: list[Any] = [None] * len(items)
     later = []
-    for i, x in enumerate(items):
-        token = _DEFER.set(True)
-        try:
-            out[i] = fn(x)
-            advance()
-        except Busy:
-            later.append(i)
-        finally:
-            _DEFER.reset(token)
-    token = _DEFER.set(False)
+    token = _DEFER.set(True)
     try:
+        for i, x in enumerate(items):
+            try:
+                out[i] = fn(x)
+                advance()
+            except Busy:
+                later.append(i)
+        _DEFER.set(False)
         for i in later:  # what another process was computing: wait for it now (then it is in the cache)
             out[i] = fn(items[i])
             advance()
