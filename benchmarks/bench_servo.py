@@ -219,11 +219,10 @@ def main(argv=None) -> dict:
         r = replay_rmse(per_log_models(tmp, trajs, servo), trajs, np.array([d, 0.0]))
         for t, e in zip(trajs, r, strict=True):
             table.setdefault(Path(t.source).name, {})[label] = round(float(e), 5)
-        if (
-            label == "real2sim"
-        ):  # the residual the fit leaves on its training logs: the prediction band's noise
-            n_tr = np.array([t.n - 1 for t in trajs if any(t is u for u in train)], float)
-            r_tr = np.array([e for e, t in zip(r, trajs, strict=True) if any(t is u for u in train)])
+        if label == "real2sim":  # the prediction band's noise: the residual on the training logs
+            fit_on = [any(t is u for u in train) for t in trajs]
+            n_tr = np.array([t.n - 1 for t, f in zip(trajs, fit_on, strict=True) if f], float)
+            r_tr = np.array([e for e, f in zip(r, fit_on, strict=True) if f])
             noise = float(np.sqrt(n_tr @ r_tr**2 / n_tr.sum()))
         res.setdefault("median_holdout_rmse", {})[label] = float(
             np.median([e for e, t in zip(r, trajs, strict=True) if any(t is u for u in held)])

@@ -241,7 +241,7 @@ def data_ranges(prob, cfg, values: np.ndarray, make_objective, prior: float = 0.
         values, np.array(per), prob.lower, prob.upper, lambda r: coverage(train, r)[0], log=log
     )
     train.sim.close()
-    obj = make_objective(prob, prob.holdout, cfg) if prob.holdout else make_objective(prob, prob.train, cfg)
+    obj = make_objective(prob, prob.holdout or prob.train, cfg)
     cov, width = coverage(obj, rg)
     obj.sim.close()
     names = [p.name for p in prob.params]

@@ -117,7 +117,7 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
             vg.material = mat.name
         else:
             vg.rgba = _r(o.obj.rgba, 4)
-        prim = o.obj.collision.primitive
+        prim, sup = o.obj.collision.primitive, o.support_file()
         if prim is not None:
             cg = body.add_geom(col)
             cg.name = f"{n}_collision_0"
@@ -136,10 +136,10 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
                 cg.type = mujoco.mjtGeom.mjGEOM_MESH
                 cg.meshname = cm.name
                 cg.friction = list(o.friction)
-                if o.support_file() is not None:
+                if sup is not None:
                     cg.contype, cg.conaffinity = PIECES
-        if (f := o.support_file()) is not None:
-            _support_geom(spec, body, col, o, f, cfg.max_hull_vertices)
+        if sup is not None:
+            _support_geom(spec, body, col, o, sup, cfg.max_hull_vertices)
     if qpos:
         k = spec.add_key()
         k.name = "home"

@@ -43,16 +43,17 @@ def support_hull(col: Collision, max_vertices: int) -> tuple[np.ndarray, np.ndar
     return convex_hull(np.unique(np.vstack([base, rest]), axis=0))
 
 
+def _dims(p: np.ndarray) -> int:
+    """How many dimensions the points ``p`` span."""
+    return int(np.linalg.matrix_rank(p - p.mean(axis=0), tol=1e-9))
+
+
 def _solid(p: np.ndarray) -> bool:
     """Whether ``p`` spans three dimensions (Qhull can build its hull)."""
-    return len(p) >= 4 and np.linalg.matrix_rank(p - p.mean(axis=0), tol=1e-9) == 3
+    return len(p) >= 4 and _dims(p) == 3
 
 
 def _outline(p: np.ndarray, n: int) -> np.ndarray:
     """At most ``n`` points of a flat base: its top-view outline, evenly thinned."""
-    o = p[ConvexHull(p[:, :2]).vertices] if len(p) >= 3 and _spans_area(p[:, :2]) else p
+    o = p[ConvexHull(p[:, :2]).vertices] if len(p) >= 3 and _dims(p[:, :2]) == 2 else p
     return o[np.linspace(0, len(o) - 1, min(n, len(o))).round().astype(int)]
-
-
-def _spans_area(xy: np.ndarray) -> bool:
-    return np.linalg.matrix_rank(xy - xy.mean(axis=0), tol=1e-9) == 2

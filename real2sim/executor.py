@@ -60,7 +60,9 @@ def run_map(
             return _run_here(fn, items, advance)
     ctx = mp.get_context("spawn")  # open3d / MuJoCo state is not fork-safe
     threads = worker_threads(workers, len(_cores()))
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,)) as pool:
+    with ProcessPoolExecutor(
+        workers, mp_context=ctx, initializer=budget_threads, initargs=(threads,)
+    ) as pool:
         # workers start in submit and load NumPy's BLAS before the initializer runs: the budget goes in their env
         with _spawn_env(threads):
             futures = [pool.submit(fn, x) for x in items]
@@ -76,17 +78,15 @@ def _run_here(fn: Callable[[Any], Any], items: list[Any], advance: Callable[[], 
     """Run the items in this process: first each that is not ``Busy``, then those that were, waiting for them."""
     out: list[Any] = [None] * len(items)
     later = []
-    for i, x in enumerate(items):
-        token = _DEFER.set(True)
-        try:
-            out[i] = fn(x)
-            advance()
-        except Busy:
-            later.append(i)
-        finally:
-            _DEFER.reset(token)
-    token = _DEFER.set(False)
+    token = _DEFER.set(True)
     try:
+        for i, x in enumerate(items):
+            try:
+                out[i] = fn(x)
+                advance()
+            except Busy:
+                later.append(i)
+        _DEFER.set(False)
         for i in later:  # what another process was computing: wait for it now (then it is in the cache)
             out[i] = fn(items[i])
             advance()
@@ -152,10 +152,6 @@ def budget_threads(threads: int) -> None:
     o3d = sys.modules.get("open3d")
     if o3d is not None and hasattr(o3d.utility, "set_num_threads"):
         o3d.utility.set_num_threads(threads)
-
-
-def _init_worker(threads: int) -> None:
-    budget_threads(threads)
 
 
 def _ray_call(fn: Callable[[Any], Any], x: Any) -> Any:

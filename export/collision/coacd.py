@@ -25,12 +25,9 @@ def import_coacd(threads: int = 1):
 
 def coacd_threads(objects_at_once: int) -> int:
     """OpenMP threads for each of ``objects_at_once`` objects decomposed in parallel: this process's cores shared out."""
-    import os
+    from real2sim.executor import thread_budget
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    budget = os.environ.get("OMP_NUM_THREADS", "")  # a pool worker's share (real2sim.executor)
-    cores = min(cores, int(budget)) if budget.isdigit() and int(budget) > 0 else cores
-    return max(1, cores // max(1, objects_at_once))
+    return max(1, thread_budget() // max(1, objects_at_once))
 
 
 def set_openmp_threads(module, n: int) -> None:

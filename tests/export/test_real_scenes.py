@@ -108,8 +108,8 @@ OBJ2MJCF_OSD_TEST0_OBJECT_2_MM = 3.6
 
 
 def test_one_sided_box_scan_is_as_close_as_obj2mjcf(osd_scene):
-    """OSD test0 object_2, a box seen from one side: its box primitive bridges the closed-over back (7.6 mm), so the
-    hull route is taken, and its hulls are at least as close to the surface as obj2mjcf's."""
+    """OSD test0 object_2, a box seen from one side: its box primitive bridges the closed-over back, so the hull route
+    is taken, and its hulls are at least as close to the surface as obj2mjcf's."""
     from real2sim.export.collision.geometry import collision_geometry
     from real2sim.export.fidelity import hull_fidelity
     from real2sim.export.repair import repair_mesh

@@ -41,7 +41,7 @@ def test_osd_test12_hulled_object_rests_on_its_support_hull_only(osd12_package):
     assert (model.geom_contype[sup], model.geom_conaffinity[sup]) == SUPPORT
     hulled = [
         b for b in range(1, model.nbody) if sum(model.geom_group[model.geom_bodyid == b] == 3) >= 2
-    ]  # OSD test12: ~20, ~29 and ~16 hulls (its boxes are closer as hulls: docs/collision.md)
+    ]  # OSD test12: its boxes are closer as hulls (docs/collision.md)
     assert hulled
     for b in hulled:
         g = [i for i in range(model.ngeom) if model.geom_bodyid[i] == b]
