@@ -118,14 +118,11 @@ def colour_from_photos(scene: Scene, sfm, scale: float, reg: Registration) -> Sc
     meshes = [o.mesh_in_world() for o in scene.objects]
     v = np.concatenate([m.vertices for m in meshes])
     n = np.concatenate([m.vertex_normals for m in meshes])
-    S = reg.scene_from_photos @ np.diag([scale, scale, scale, 1.0])
-    s = scale
-    sfm_from_scene = np.linalg.inv(S)
+    sfm_from_scene = np.linalg.inv(reg.scene_from_photos @ np.diag([scale, scale, scale, 1.0]))
     samples = []
     for name in sfm.registered:
-        cam = sfm.cam_from_world[name].copy()
-        cam_from_scene = cam @ sfm_from_scene
-        cam_from_scene[:3, :] *= s  # back to metres: cam_from_world maps SfM units
+        cam_from_scene = sfm.cam_from_world[name] @ sfm_from_scene
+        cam_from_scene[:3, :] *= scale  # back to metres: cam_from_world maps SfM units
         R, t = cam_from_scene[:3, :3], cam_from_scene[:3, 3]
         intr = sfm.intrinsics[name]
         xc = v @ R.T + t
