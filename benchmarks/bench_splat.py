@@ -82,7 +82,6 @@ def _row(method: str, mesh, centres: np.ndarray, seconds: float) -> dict:
 
 
 def run(path: Path) -> list[dict]:
-    from real2sim.recon.io.splat import read_splat
     from real2sim.recon.splat import SplatCleanCfg
     from real2sim.recon.splat_recon import SplatReconCfg, run_recon_splat
 
@@ -90,7 +89,7 @@ def run(path: Path) -> list[dict]:
     res = run_recon_splat(SplatReconCfg(input=path, object_only=True))
     t_ours = time.perf_counter() - t0
     w = res.world_from_splat
-    splat = read_splat(path)
+    splat = res.splat  # the splat as read, not read again
     opaque = splat.means[splat.opacities >= SplatCleanCfg().min_opacity] @ w[:3, :3].T + w[:3, 3]
     rows = [_row("real2sim recon splat --object-only", res.scene.objects[0].mesh_in_world(), opaque, t_ours)]
     for name, fn in (("plain Open3D Poisson (depth 8) on opaque centres", plain_poisson),

@@ -118,14 +118,11 @@ def colour_from_photos(scene: Scene, sfm, scale: float, reg: Registration) -> Sc
     meshes = [o.mesh_in_world() for o in scene.objects]
     v = np.concatenate([m.vertices for m in meshes])
     n = np.concatenate([m.vertex_normals for m in meshes])
-    S = reg.scene_from_photos @ np.diag([scale, scale, scale, 1.0])
-    s = scale
-    sfm_from_scene = np.linalg.inv(S)
+    sfm_from_scene = np.linalg.inv(reg.scene_from_photos @ np.diag([scale, scale, scale, 1.0]))
     samples = []
     for name in sfm.registered:
-        cam = sfm.cam_from_world[name].copy()
-        cam_from_scene = cam @ sfm_from_scene
-        cam_from_scene[:3, :] *= s  # back to metres: cam_from_world maps SfM units
+        cam_from_scene = sfm.cam_from_world[name] @ sfm_from_scene
+        cam_from_scene[:3, :] *= scale  # back to metres: cam_from_world maps SfM units
         R, t = cam_from_scene[:3, :3], cam_from_scene[:3, 3]
         intr = sfm.intrinsics[name]
         xc = v @ R.T + t
@@ -175,27 +172,15 @@ def colour_from_photos(scene: Scene, sfm, scale: float, reg: Registration) -> Sc
     return replace(scene, objects=tuple(objects), provenance=prov)
 
 
-def _metric_scale(sfm, cfg) -> float | None:
-    """Metres per SfM unit as the photo route finds it (given scale, known distance, marker); ``None``: unknown."""
-    from real2sim.recon.marker import load_known_distance, scale_from_known_distance, scale_from_marker
-
-    if cfg.scale is not None:
-        return float(cfg.scale)
-    if cfg.known_distance is not None:
-        return scale_from_known_distance(sfm, *load_known_distance(cfg.known_distance)).scale
-    if cfg.marker_size is not None:
-        return scale_from_marker(sfm, cfg.marker_size, cfg.marker_dictionary, cfg.marker_id).scale
-    return None
-
-
 def colour_scene_with_photos(scene: Scene, cfg) -> Scene:
     """Run SfM on ``cfg.image_dir`` (a ``PhotosReconCfg``), register the photos to ``scene`` and colour its meshes;
     ``scene`` unchanged, with a warning saying why, when the photos cannot be placed."""
     from real2sim.recon.mvs import dense_points
+    from real2sim.recon.photos import metric_scale
     from real2sim.recon.sfm import run_sfm
 
     sfm = run_sfm(cfg.image_dir, cfg.sfm)
-    scale = _metric_scale(sfm, cfg)
+    scale, _ = metric_scale(sfm, cfg)
     if scale is None:
         log.warning("photos not used to colour the scans: no metric scale (marker, known distance or scale)")
         return scene

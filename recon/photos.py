@@ -140,6 +140,24 @@ def _report(sfm: SfmResult, est: ScaleEstimate | None, dense: str) -> dict:
             "scale": None if est is None else est.to_json(), "dense": dense}  # fmt: skip
 
 
+def metric_scale(
+    sfm: SfmResult, cfg: PhotosReconCfg, known: tuple | None = None
+) -> tuple[float | None, ScaleEstimate | None]:
+    """Metres per SfM unit from the given scale, a known distance (``known``: its file already loaded) or the
+    marker, with the estimate behind it; ``(None, None)`` when none is given."""
+    if cfg.scale is not None:
+        return float(cfg.scale), None
+    if cfg.known_distance is not None:
+        est = scale_from_known_distance(
+            sfm, *(known if known is not None else load_known_distance(cfg.known_distance))
+        )
+    elif cfg.marker_size is not None:
+        est = scale_from_marker(sfm, cfg.marker_size, cfg.marker_dictionary, cfg.marker_id)
+    else:
+        return None, None
+    return est.scale, est
+
+
 def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
     """SfM → scale → (points → scene). Writes ``cfg.out_dir`` atomically when given."""
     cfg.validate()
@@ -150,17 +168,8 @@ def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
         else None
     )
     sfm = run_sfm(cfg.image_dir, cfg.sfm)
-    est = None
-    scale = 1.0
-    if cfg.scale is not None:
-        scale = float(cfg.scale)
-    elif known is not None:
-        est = scale_from_known_distance(sfm, *known)
-        scale = est.scale
-    elif cfg.marker_size is not None:
-        est = scale_from_marker(sfm, cfg.marker_size, cfg.marker_dictionary, cfg.marker_id)
-        scale = est.scale
-    else:
+    scale, est = metric_scale(sfm, cfg, known)
+    if scale is None:
         scale = cfg.assumed_distance / median_view_depth(sfm)
         sfm = replace(sfm, warnings=(*sfm.warnings, (
             f"no scale given (marker, known distance or scale): sizes assume the cameras were about "

@@ -140,12 +140,6 @@ def colour_mesh(mesh: trimesh.Trimesh, points: np.ndarray, colors: np.ndarray) -
     return mesh
 
 
-def surface_distance_fraction(mesh: trimesh.Trimesh, points: np.ndarray, tol: float) -> float:
-    """Share of ``points`` within ``tol`` of the mesh surface."""
-    _, d, _ = trimesh.proximity.closest_point(mesh, points)
-    return float(np.mean(d <= tol))
-
-
 def drop_specks(mesh: trimesh.Trimesh, min_fraction: float = 0.01) -> trimesh.Trimesh:
     """The mesh without closed parts holding less than ``min_fraction`` of its volume (marching-cubes specks);
     unchanged when it is one part or a part is open."""

@@ -1,5 +1,6 @@
 """Clutter on the real OSD scans with default options: touching and stacked objects come apart (test44), and the
-14-object pile (test56) is separated, including the boxes beyond the seen edge of the table; the old default (Euclidean clusters) found 2 of 5 and 3 of 14."""
+14-object pile (test56) is separated, including the boxes beyond the seen edge of the table; the old default
+(Euclidean clusters) found 2 of 5 and 3 of 14."""
 
 from __future__ import annotations
 
@@ -27,7 +28,6 @@ def test_touching_and_stacked_objects_separated(shared_data: Path) -> None:
 @pytest.mark.slow
 def test_cluttered_pile(shared_data: Path) -> None:
     """One of the 14 objects stands wholly beyond the seen edge of the table, three reach over it: all are found,
-    each with IoU >= 0.85 (without the point-level boundary refinement one lost a strip at each of its two contacts
-    with neighbours: 0.807)."""
+    each with IoU >= 0.85 (the point-level boundary refinement keeps the strips at contacts with neighbours)."""
     n, iou = _run(shared_data, "test56")
     assert n == 14 and min(iou) >= 0.85, (n, iou)
