@@ -115,6 +115,8 @@ def colour_from_photos(scene: Scene, sfm, scale: float, reg: Registration) -> Sc
     """``scene`` with each object's mesh coloured from the registered photos (geometry unchanged)."""
     import cv2
 
+    from real2sim.recon.sfm import read_image
+
     meshes = [o.mesh_in_world() for o in scene.objects]
     v = np.concatenate([m.vertices for m in meshes])
     n = np.concatenate([m.vertex_normals for m in meshes])
@@ -139,7 +141,7 @@ def colour_from_photos(scene: Scene, sfm, scale: float, reg: Registration) -> Sc
         zbuf = np.full((intr.height // DEPTH_CELL + 1) * gw, np.inf)
         np.minimum.at(zbuf, flat, z[ok])
         seen = np.flatnonzero(ok)[z[ok] <= zbuf[flat] + DEPTH_TOLERANCE]
-        img = cv2.imread(str(sfm.image_dir / name), cv2.IMREAD_COLOR)
+        img = read_image(sfm.image_dir / name)  # the stored pixels, as SfM saw them (no EXIF rotation)
         if img is None or len(seen) == 0:
             continue
         px = np.rint(uv[seen]).astype(np.int64)
