@@ -4,7 +4,8 @@ For each real scene (the sample tabletop's lidar scans, the OSD test0/12/36 Kine
 exports the package, then the same scene is stepped with obj2mjcf's collision hulls of the same meshes in place of
 ours (same bodies, poses, masses, contact settings: only the collision geoms differ). Each model rests 5 s from its
 ``home`` keyframe: mean contacts a step and MuJoCo step time (wall, best of ``--repeat``), with each object's
-collision-to-surface Hausdorff distance. The sample tabletop's ground-truth meshes at their true poses
+collision-to-surface Hausdorff distance, and its fidelity to the capture (``capture_fidelity``: the labelled sensor
+points' distance to the collision surface; for the sample tabletop also the Hausdorff to the true objects). The sample tabletop's ground-truth meshes at their true poses
 (``sample_data/ground_truth.json``: a box and a cylinder primitive, the mug and stone) are the floor.
 
 Each object of several pieces meets the support through its support-contact hull (``export.support_contact``);
@@ -211,6 +212,7 @@ def run(
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from bench_export import _package_collision
+    from capture_fidelity import capture_figures
 
     scene = make()
     pkg = work / f"pkg_{name}"  # not the name of an object (the model name would take it)
@@ -222,6 +224,9 @@ def run(
     pieces = [k if k != "hulls" else f"{len(ms)} hulls" for ms, k in kinds]
     fid = fidelity(scene, lambda o: _package_collision(pkg, bodies[o.name])[0])
     rows = [{"scene": name, "tool": "real2sim", **ours, "pieces": pieces, "hausdorff_mm": fid}]
+    rows[0].update(
+        capture_figures(name, scene, lambda o: _package_collision(pkg, bodies[o.name])[0], ROOT, SHARED)
+    )
     sh = sim_cost(without_support_hull(pkg), repeat=repeat)
     rows.append({**rows[0], "tool": "r2s-shull", **sh})
     if peer:
@@ -235,6 +240,7 @@ def run(
             pieces = [f"{len(h)} hulls" for h in hulls.values()]
             rows.append({"scene": name, "tool": "obj2mjcf", **sim_cost(pm, repeat=repeat), "pieces": pieces})
             rows[-1]["hausdorff_mm"] = fid
+            rows[-1].update(capture_figures(name, scene, lambda o: hulls[bodies[o.name]], ROOT, SHARED))
         else:
             rows.append({"scene": name, "tool": "obj2mjcf", "note": f"failed or over {timeout:.0f} s"})
     if peer:  # the full run (not --quick): each object of over 8 hulls says why
@@ -300,6 +306,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['scene']:22} {r['tool']:9} {r['contacts']:8.1f} {r['step_us']:8.1f} {x:7.2f} {xp:6.2f}  "
             f"{', '.join(r['pieces'])} | {haus}"
         )
+        if r.get("capture_mm"):
+            cap = "  ".join("-" if c is None else "/".join(f"{x:.1f}" for x in c) for c in r["capture_mm"])
+            print(f"{'':22} {'':9} capture mean/p95/max mm: {cap}")
+        if r.get("truth_mm"):
+            print(
+                f"{'':22} {'':9} Hausdorff to the true objects mm: {' '.join(f'{h:.1f}' for h in r['truth_mm'])}"
+            )
         for line in r.get("hulls_why", []):
             print(f"{'':22} {'':9} {line}")
     if a.json:
