@@ -10,7 +10,8 @@ points' distance to the collision surface; for the sample tabletop also the Haus
 
 Each object of several pieces meets the support through its support-contact hull (``export.support_contact``);
 row ``r2s-shull``: the same package with those hulls taken out (every piece touches the support). ``x peer``: step
-time against obj2mjcf's in the same scene. With the peer, each object of more than 8 hulls says why (its
+time against obj2mjcf's in the same scene; ``x peer=``: against obj2mjcf at our fidelity (row ``obj2mjcf=``: per
+object its coarsest CoACD threshold still as close to the mesh as ours, ``iso_fidelity``). With the peer, each object of more than 8 hulls says why (its
 Hausdorff at 8 hulls against obj2mjcf's, ``bench_export.why_hulls``). ``--quick``: the ground-truth sample tabletop
 only, ours only (CI smoke). obj2mjcf: ``pip install obj2mjcf``.
 """
@@ -89,26 +90,30 @@ def bunny_scene(path: Path):
 
 
 def peer_hulls(
-    scene: str, name: str, mesh: trimesh.Trimesh, work: Path, timeout: float
+    scene: str, name: str, mesh: trimesh.Trimesh, work: Path, timeout: float, threshold: float | None = None
 ) -> list[trimesh.Trimesh] | None:
-    """obj2mjcf's (CoACD defaults) collision hulls of ``mesh``, in the mesh's frame; None if it failed."""
+    """obj2mjcf's collision hulls of ``mesh`` (CoACD defaults, or CoACD's concavity ``threshold``), in the mesh's
+    frame; None if it failed."""
     exe = shutil.which("obj2mjcf") or str(Path(sys.executable).parent / "obj2mjcf")
-    d = work / f"peer_{scene}_{name}"
+    d = work / (f"peer_{scene}_{name}" + ("" if threshold is None else f"_t{threshold:g}"))
     d.mkdir(parents=True, exist_ok=True)
     key = hashlib.sha256(mesh.vertices.tobytes() + mesh.faces.tobytes()).hexdigest()
     files = sorted((d / name).glob(f"{name}_collision_*.obj"))
     if not ((d / "mesh.sha256").is_file() and (d / "mesh.sha256").read_text() == key and files):
-        files = _run_peer(exe, d, name, mesh, timeout)
+        args = [] if threshold is None else ["--coacd-args.threshold", f"{threshold:g}"]
+        files = _run_peer(exe, d, name, mesh, timeout, args)
         (d / "mesh.sha256").write_text(key)
     hulls = [trimesh.load(f, process=False, force="mesh").convex_hull for f in files]
     return [h for h in hulls if len(h.vertices) >= 4] or None
 
 
-def _run_peer(exe: str, d: Path, name: str, mesh: trimesh.Trimesh, timeout: float) -> list[Path]:
+def _run_peer(
+    exe: str, d: Path, name: str, mesh: trimesh.Trimesh, timeout: float, args: list[str]
+) -> list[Path]:
     mesh.export(d / f"{name}.obj")
     try:
         subprocess.run(
-            [exe, "--obj-dir", str(d), "--decompose", "--save-mjcf", "--overwrite"],
+            [exe, "--obj-dir", str(d), "--decompose", "--save-mjcf", "--overwrite", *args],
             capture_output=True,
             timeout=timeout,
         )
@@ -213,6 +218,7 @@ def run(
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from bench_export import _package_collision
     from capture_fidelity import capture_figures
+    from iso_fidelity import iso_fidelity_hulls
 
     scene = make()
     pkg = work / f"pkg_{name}"  # not the name of an object (the model name would take it)
@@ -241,10 +247,20 @@ def run(
             rows.append({"scene": name, "tool": "obj2mjcf", **sim_cost(pm, repeat=repeat), "pieces": pieces})
             rows[-1]["hausdorff_mm"] = fid
             rows[-1].update(capture_figures(name, scene, lambda o: hulls[bodies[o.name]], ROOT, SHARED))
+            iso = iso_fidelity_hulls(
+                name, scene, rows[0]["hausdorff_mm"], hulls, fid, peer_dir or work, timeout
+            )
+            pieces = [
+                f"{len(h)} hulls (t {t:g})"
+                for h, t in zip(iso["hulls"].values(), iso["threshold"], strict=True)
+            ]
+            rows.append({"scene": name, "tool": "obj2mjcf=", **sim_cost(with_peer_collision(pkg, iso["hulls"]), repeat=repeat),
+                         "pieces": pieces, "hausdorff_mm": iso["hausdorff_mm"]})  # fmt: skip
         else:
             rows.append({"scene": name, "tool": "obj2mjcf", "note": f"failed or over {timeout:.0f} s"})
     if peer:  # the full run (not --quick): each object of over 8 hulls says why
-        rows[0]["hulls_why"] = hulls_why(scene, rows[0], rows[-1].get("hausdorff_mm"))
+        default = next(r for r in rows if r["tool"] == "obj2mjcf")
+        rows[0]["hulls_why"] = hulls_why(scene, rows[0], default.get("hausdorff_mm"))
     return rows
 
 
@@ -292,8 +308,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
     floor = next((r for r in rows if r["scene"] == "sample_ground_truth"), None)
     peer_us = {r["scene"]: r["step_us"] for r in rows if r["tool"] == "obj2mjcf" and "step_us" in r}
+    iso_us = {r["scene"]: r["step_us"] for r in rows if r["tool"] == "obj2mjcf=" and "step_us" in r}
     print(
-        f"{'scene':22} {'tool':9} {'contacts':>8} {'step us':>8} {'x floor':>7} {'x peer':>6}  pieces | Hausdorff mm"
+        f"{'scene':22} {'tool':9} {'contacts':>8} {'step us':>8} {'x floor':>7} {'x peer':>6} {'x peer=':>7}  "
+        "pieces | Hausdorff mm"
     )
     for r in rows:
         if "step_us" not in r:
@@ -301,9 +319,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         x = r["step_us"] / floor["step_us"] if floor else float("nan")
         xp = r["step_us"] / peer_us.get(r["scene"], float("nan"))
+        xi = r["step_us"] / iso_us.get(r["scene"], float("nan"))
         haus = " ".join(f"{h:.1f}" for h in r["hausdorff_mm"])
         print(
-            f"{r['scene']:22} {r['tool']:9} {r['contacts']:8.1f} {r['step_us']:8.1f} {x:7.2f} {xp:6.2f}  "
+            f"{r['scene']:22} {r['tool']:9} {r['contacts']:8.1f} {r['step_us']:8.1f} {x:7.2f} {xp:6.2f} {xi:7.2f}  "
             f"{', '.join(r['pieces'])} | {haus}"
         )
         if r.get("capture_mm"):
