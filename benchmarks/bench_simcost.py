@@ -4,16 +4,17 @@ For each real scene (the sample tabletop's lidar scans, the OSD test0/12/36 Kine
 exports the package, then the same scene is stepped with obj2mjcf's collision hulls of the same meshes in place of
 ours (same bodies, poses, masses, contact settings: only the collision geoms differ). Each model rests 5 s from its
 ``home`` keyframe: mean contacts a step and MuJoCo step time (wall, best of ``--repeat``), with each object's
-collision-to-surface Hausdorff distance, and its fidelity to the capture (``capture_fidelity``: the labelled sensor
-points' distance to the collision surface; for the sample tabletop also the Hausdorff to the true objects). The sample tabletop's ground-truth meshes at their true poses
-(``sample_data/ground_truth.json``: a box and a cylinder primitive, the mug and stone) are the floor.
+collision-to-surface Hausdorff distance and its fidelity to the capture (``capture_fidelity``: the labelled sensor
+points' distance to the collision surface; for the sample tabletop also the Hausdorff to the true objects). The
+sample tabletop's ground-truth meshes at their true poses (``sample_data/ground_truth.json``: a box and a cylinder
+primitive, the mug and stone) are the floor.
 
 Each object of several pieces meets the support through its support-contact hull (``export.support_contact``);
 row ``r2s-shull``: the same package with those hulls taken out (every piece touches the support). ``x peer``: step
 time against obj2mjcf's in the same scene; ``x peer=``: against obj2mjcf at our fidelity (row ``obj2mjcf=``: per
-object its coarsest CoACD threshold still as close to the mesh as ours, ``iso_fidelity``). With the peer, each object of more than 8 hulls says why (its
-Hausdorff at 8 hulls against obj2mjcf's, ``bench_export.why_hulls``). ``--quick``: the ground-truth sample tabletop
-only, ours only (CI smoke). obj2mjcf: ``pip install obj2mjcf``.
+object, its coarsest CoACD threshold still as close to the mesh as ours, ``iso_fidelity``). With the peer, each
+object of more than 8 hulls says why (its Hausdorff at 8 hulls against obj2mjcf's, ``bench_export.why_hulls``).
+``--quick``: the ground-truth sample tabletop only, ours only (CI smoke). obj2mjcf: ``pip install obj2mjcf``.
 """
 
 from __future__ import annotations

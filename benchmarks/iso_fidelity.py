@@ -35,18 +35,23 @@ def iso_fidelity_hulls(
     out: dict = {"hulls": {}, "threshold": [], "hausdorff_mm": []}
     for i, o in enumerate(scene.objects):
         body = sanitize_name(o.name)
-        best = (THRESHOLDS[0], default_hulls[body], default_mm[i])
+        cands = [(THRESHOLDS[0], default_hulls[body], default_mm[i])]
         for t in THRESHOLDS[1:]:
             hs = peer_hulls(scene_name, body, o.mesh, work, timeout, threshold=t)
-            if hs is None:
-                continue
-            mm = fidelity(_one(scene, o), lambda _o, hs=hs: hs)[0]
-            if mm <= ours_mm[i] and len(hs) < len(best[1]):
-                best = (t, hs, mm)
-        out["hulls"][body] = best[1]
-        out["threshold"].append(best[0])
-        out["hausdorff_mm"].append(best[2])
+            if hs is not None:
+                cands.append((t, hs, fidelity(_one(scene, o), lambda _o, hs=hs: hs)[0]))
+        t, hs, mm = cands[cheapest_within(cands, ours_mm[i])]
+        out["hulls"][body] = hs
+        out["threshold"].append(t)
+        out["hausdorff_mm"].append(mm)
     return out
+
+
+def cheapest_within(cands: list[tuple[float, list, float]], ours_mm: float) -> int:
+    """Index of the candidate ``(threshold, hulls, hausdorff_mm)`` of fewest hulls whose Hausdorff is at most
+    ``ours_mm`` (the first, CoACD's default, when none is: the finest obj2mjcf offers); ties: the first."""
+    ok = [k for k, c in enumerate(cands) if c[2] <= ours_mm]
+    return min(ok, key=lambda k: (len(cands[k][1]), k)) if ok else 0
 
 
 def _one(scene, o):
