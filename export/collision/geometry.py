@@ -37,15 +37,19 @@ COMPARE_SAMPLES = 2000
 """Surface samples of the Hausdorff distances that decide between a primitive and one hull (``hull_beats``)."""
 
 
+def hausdorff(mesh: trimesh.Trimesh, pieces: list[trimesh.Trimesh], seed: int) -> float:
+    """``hull_fidelity``'s Hausdorff [m] of collision ``pieces`` to ``mesh`` (``COMPARE_SAMPLES``, seeded)."""
+    from real2sim.export.fidelity import hull_fidelity
+
+    return hull_fidelity(mesh, pieces, samples=COMPARE_SAMPLES, seed=seed).hausdorff
+
+
 def hull_beats(mesh: trimesh.Trimesh, prim: Primitive, max_vertices: int, seed: int) -> bool:
     """Whether the mesh's one convex hull (cut to ``max_vertices``) is closer to the surface than the fitted
     primitive (``hull_fidelity``'s Hausdorff, same samples): then the primitive does not stand for the object (a scan
     seen from one side, whose box bridges its unseen back) and the hull route is taken (docs/collision.md)."""
-    from real2sim.export.fidelity import hull_fidelity
-
     one = trimesh.Trimesh(*convex_hull(limit_points(np.asarray(mesh.vertices), max_vertices)), process=False)
-    h_prim = hull_fidelity(mesh, [prim.to_mesh()], samples=COMPARE_SAMPLES, seed=seed).hausdorff
-    return hull_fidelity(mesh, [one], samples=COMPARE_SAMPLES, seed=seed).hausdorff < h_prim
+    return hausdorff(mesh, [one], seed) < hausdorff(mesh, [prim.to_mesh()], seed)
 
 
 def collision_geometry(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) -> Collision:
@@ -66,7 +70,8 @@ def collision_geometry(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) 
 
 def _computed(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int, path: Path | None, t0: float) -> Collision:
     """Compute the collision geometry (exact hull, primitive or CoACD) and save it at ``path`` when given. A
-    primitive is taken only where it is at least as close to the surface as the one hull (``hull_beats``)."""
+    primitive is taken only where it is at least as close to the surface as the one hull (``hull_beats``) and, unless
+    it fits within ``fidelity_tolerance``, as close as the hulls (``primitive_or_hulls``)."""
     prim = fit_primitive(mesh, cfg.primitive_tolerance, seed=cfg.seed) if cfg.primitives else None
     exact = convex_in_budget(mesh, cfg.max_hull_vertices)
     if exact is not None and (prim is None or prim.error > PRIMITIVE_EXACT):
@@ -74,7 +79,7 @@ def _computed(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int, path: Path | 
     elif prim is not None and (
         prim.error <= PRIMITIVE_EXACT or not hull_beats(mesh, prim, cfg.max_hull_vertices, cfg.seed)
     ):
-        col = Collision(prim, ())
+        col = primitive_or_hulls(mesh, prim, cfg, threads)
     else:
         col = Collision(None, tuple(run_coacd(mesh, cfg, threads)))
     if path is not None:
@@ -83,3 +88,17 @@ def _computed(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int, path: Path | 
         except OSError:
             pass  # a read-only cache only costs time
     return Collision(col.primitive, col.hulls, False, time.perf_counter() - t0)
+
+
+def primitive_or_hulls(mesh: trimesh.Trimesh, prim: Primitive, cfg: ExportCfg, threads: int) -> Collision:
+    """``prim`` if its misfit (``Primitive.error``) is within ``fidelity_tolerance``, the fidelity the hulls are held
+    to; else (it passed only the looser ``primitive_tolerance``: a shape the primitive does not have, such as an oval
+    section under a cylinder) the hull route's hulls, unless they are no closer to the surface than ``prim``
+    (docs/collision.md, "Primitives of partly seen objects")."""
+    if prim.error <= cfg.fidelity_tolerance:
+        return Collision(prim, ())
+    hulls = tuple(run_coacd(mesh, cfg, threads))
+    pieces = [trimesh.Trimesh(v, f, process=False) for v, f in hulls]
+    if not hulls or hausdorff(mesh, [prim.to_mesh()], cfg.seed) <= hausdorff(mesh, pieces, cfg.seed):
+        return Collision(prim, ())
+    return Collision(None, hulls)
