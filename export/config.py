@@ -126,7 +126,8 @@ class ExportCfg:
     """Use a box / cylinder / sphere / capsule instead of hulls where one fits within ``primitive_tolerance``."""
     primitive_tolerance: float = field(default=0.02, metadata=COLLISION)
     """A primitive fits if every surface sample lies within this fraction of the bounding-box diagonal of it and
-    the volumes agree within 3x this fraction."""
+    the volumes agree within 3x this fraction; past ``fidelity_tolerance`` it is kept only where the hulls are no
+    closer (docs/collision.md)."""
     support_hull: bool = True
     """A dynamic object of several collision pieces meets the support through one more geom, the convex hull of its
     pieces, and its pieces meet only other objects (fewer contacts; MJCF and USD)."""
