@@ -22,23 +22,11 @@ NEAR = 0.005
 """A labelled point within this [m] of an object's mesh counts for that object when labels are matched to objects."""
 
 
-def union_mesh(meshes: list[trimesh.Trimesh]) -> trimesh.Trimesh:
-    """The outer surface of the union of convex ``meshes`` (manifold3d)."""
-    import manifold3d as m3
-
-    u = None
-    for m in meshes:
-        h = m3.Manifold.hull_points(np.asarray(m.vertices, dtype=np.float64))
-        u = h if u is None else u + h
-    t = u.to_mesh()
-    return trimesh.Trimesh(np.asarray(t.vert_properties[:, :3]), np.asarray(t.tri_verts), process=False)
-
-
 def capture_mm(points: np.ndarray, meshes: list[trimesh.Trimesh]) -> list[float]:
     """Mean, 95th percentile and max [mm] of the distances from ``points`` to the union surface of ``meshes``."""
-    from real2sim.export.fidelity import Surface
+    from real2sim.export.fidelity import Surface, union_surface
 
-    u = union_mesh(meshes)
+    u = union_surface(meshes)
     d = Surface([u], u.bounds.mean(axis=0)).distance(points) * 1e3
     return [float(d.mean()), float(np.percentile(d, 95)), float(d.max())]
 

@@ -185,6 +185,18 @@ def hull_fidelity(
     return Fidelity(hd, hd / diag, vr, iou)
 
 
+def union_surface(pieces: list[trimesh.Trimesh]) -> trimesh.Trimesh:
+    """The outer surface of the union of the convex ``pieces`` (each taken as the hull of its vertices; manifold3d)."""
+    import manifold3d as m3
+
+    u = None
+    for p in pieces:
+        h = m3.Manifold.hull_points(np.asarray(p.vertices, dtype=np.float64))
+        u = h if u is None else u + h
+    t = u.to_mesh()
+    return trimesh.Trimesh(np.asarray(t.vert_properties[:, :3]), np.asarray(t.tri_verts), process=False)
+
+
 def volume_overlap(in_mesh: np.ndarray, in_union: np.ndarray) -> tuple[float, float]:
     """Volume ratio (union / mesh) and IoU from the same uniform points' inside-the-mesh and inside-the-hulls masks."""
     return (

@@ -36,20 +36,9 @@ def oval(test36) -> trimesh.Trimesh:
     return repair_mesh(next(o for o in test36.scene.objects if o.name == "object_1").mesh, "object_1").mesh
 
 
-def _union(pieces: list[trimesh.Trimesh]) -> trimesh.Trimesh:
-    import manifold3d as m3
-
-    u = None
-    for p in pieces:
-        h = m3.Manifold.hull_points(np.asarray(p.vertices, dtype=np.float64))
-        u = h if u is None else u + h
-    t = u.to_mesh()
-    return trimesh.Trimesh(np.asarray(t.vert_properties[:, :3]), np.asarray(t.tri_verts), process=False)
-
-
 def _capture_p95(test36, shared_data, pieces: list[trimesh.Trimesh]) -> float:
     """95th percentile distance [mm] of object_1's ground-truth-labelled Kinect points to the pieces' union."""
-    from real2sim.export.fidelity import Surface
+    from real2sim.export.fidelity import Surface, union_surface
     from real2sim.recon.io import read_points
     from tests.helpers.osd import truth_labels
 
@@ -64,7 +53,7 @@ def _capture_p95(test36, shared_data, pieces: list[trimesh.Trimesh]) -> float:
         (g for g in np.unique(labels) if g > 0),
         key=lambda g: np.linalg.norm(pts[labels == g].mean(axis=0) - centre),
     )
-    u = _union(pieces)
+    u = union_surface(pieces)
     return float(np.percentile(Surface([u], u.bounds.mean(axis=0)).distance(pts[labels == label]), 95) * 1e3)
 
 
