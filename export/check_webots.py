@@ -23,5 +23,7 @@ def webots_checks(urdf: Path) -> list[Check]:
             return [Check(f"urdf2webots converts {urdf.name}", False, f"{exc.__class__.__name__}: {exc}")]
         text = out.read_text(encoding="utf-8") if out.is_file() else ""
         ok = "PROTO" in text and "Physics" in text
-        detail = f"{len(text) // 1024} KiB PROTO with physics" if ok else "no PROTO with physics written"
+        # the mesh count, not the size: the PROTO's header and mesh urls carry the (temporary) paths
+        meshes = sum(ln.strip().startswith("url ") for ln in text.splitlines())
+        detail = f"PROTO with physics, {meshes} mesh files" if ok else "no PROTO with physics written"
         return [Check(f"urdf2webots converts {urdf.name}", ok, detail)]

@@ -35,6 +35,23 @@ def test_export_runs_usd_and_urdf2webots_checks(osd12_package):
     assert not any(n.startswith(("newton", "pybullet")) for n in checks)  # `real2sim validate` runs those
 
 
+def test_urdf2webots_check_reads_the_same_wherever_the_package_is(osd12_package, tmp_path):
+    """The PROTO's header names the input path (a staging folder of random name while a package is written): the
+    check's detail must not depend on it (same input, same package bytes)."""
+    import shutil
+
+    from real2sim.export.check_webots import webots_checks
+
+    pytest.importorskip("urdf2webots")
+    details = []
+    for name in ("p", "p" * 120):
+        shutil.copytree(osd12_package.path, tmp_path / name)
+        (check,) = webots_checks(tmp_path / name / "urdf" / "object_1.urdf")
+        assert check.passed, check
+        details.append(check.detail)
+    assert details[0] == details[1]
+
+
 @pytest.mark.slow
 def test_newton_imports_osd_test12_usd_and_bodies_come_back_to_rest(osd12_package):
     pytest.importorskip("newton")
