@@ -2,9 +2,10 @@
 concavity threshold and coarser ones) that is at least as close to the mesh as real2sim's collision geometry.
 
 Row ``obj2mjcf=`` of ``bench_simcost``: step time at equal or better fidelity, object by object. A coarser CoACD
-threshold gives obj2mjcf fewer hulls (cheaper to step) and a larger Hausdorff distance; the coarsest whose Hausdorff
-is no larger than ours is taken (the default where even that one is farther than ours). So the step time of ours
-against this row compares packages of equal or better fidelity than ours, not a cruder ours against a finer peer.
+threshold gives obj2mjcf fewer hulls (cheaper to step) and a larger Hausdorff distance; of those whose Hausdorff is
+no larger than ours, the one of fewest hulls is taken (the default where even that one is farther than ours: then
+ours is the closer). So the step time of ours against this row compares each object with obj2mjcf's cheapest
+package that is at least as close as ours (or the closest it has), not a cruder ours against a finer peer.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def iso_fidelity_hulls(
     work: Path,
     timeout: float,
 ) -> dict:
-    """Per object: obj2mjcf's hulls at the coarsest of ``THRESHOLDS`` whose Hausdorff [mm] is at most ours.
+    """Per object: obj2mjcf's hulls of fewest pieces over ``THRESHOLDS`` whose Hausdorff [mm] is at most ours.
 
     ``default_hulls`` (by body name) and ``default_mm`` are obj2mjcf's at its defaults (threshold 0.05). Returns
     ``hulls`` (body name -> hulls), ``threshold`` and ``hausdorff_mm`` per object, in scene order."""
