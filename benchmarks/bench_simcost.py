@@ -12,7 +12,7 @@ primitive, the mug and stone) are the floor.
 Each object of several pieces meets the support through its support-contact hull (``export.support_contact``);
 row ``r2s-shull``: the same package with those hulls taken out (every piece touches the support). ``x peer``: step
 time against obj2mjcf's in the same scene; ``x peer=``: against obj2mjcf at our fidelity (row ``obj2mjcf=``: per
-object, its coarsest CoACD threshold still as close to the mesh as ours, ``iso_fidelity``). With the peer, each
+object, the CoACD threshold of fewest hulls still as close to the mesh as ours, ``iso_fidelity``). With the peer, each
 object of more than 8 hulls says why (its Hausdorff at 8 hulls against obj2mjcf's, ``bench_export.why_hulls``).
 ``--quick``: the ground-truth sample tabletop only, ours only (CI smoke). obj2mjcf: ``pip install obj2mjcf``.
 """
