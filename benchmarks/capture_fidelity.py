@@ -42,14 +42,19 @@ def labelled_points(scene_name: str, scene, root: Path, shared: Path) -> dict[st
         keep = cloud.valid_mask()
         lab = cloud.labels[keep]
         clouds.append(
-            (_to(scene.world_from_input[path.name], cloud.points[keep]), np.where(lab >= 10, lab // 10, 0))
+            (
+                trimesh.transform_points(cloud.points[keep], scene.world_from_input[path.name]),
+                np.where(lab >= 10, lab // 10, 0),
+            )
         )
     elif scene_name == "sample_tabletop":
         gt = json.loads((root / "sample_data" / "ground_truth.json").read_text())
         for s in gt["lidar"]:
             cloud = read_points(root / "sample_data" / s["file"])
             lab = np.load(root / "sample_data" / s["labels"])
-            clouds.append((_to(scene.world_from_input[Path(s["file"]).name], cloud.points), lab))
+            clouds.append(
+                (trimesh.transform_points(cloud.points, scene.world_from_input[Path(s["file"]).name]), lab)
+            )
     if not clouds:
         return {}
     pts = np.vstack([c[0] for c in clouds])
@@ -57,16 +62,11 @@ def labelled_points(scene_name: str, scene, root: Path, shared: Path) -> dict[st
     return {o.name: _object_points(o, pts, lab) for o in scene.objects}
 
 
-def _to(t: np.ndarray, p: np.ndarray) -> np.ndarray:
-    t = np.asarray(t, dtype=np.float64)
-    return p @ t[:3, :3].T + t[:3, 3]
-
-
 def _object_points(o, pts: np.ndarray, lab: np.ndarray) -> np.ndarray:
     """The points (object frame) of the label with the most points within ``NEAR`` of the object's mesh."""
     from real2sim.export.fidelity import Surface
 
-    local = _to(np.linalg.inv(o.world_from_object), pts)
+    local = trimesh.transform_points(pts, np.linalg.inv(o.world_from_object))
     lo, hi = o.mesh.bounds[0] - 0.02, o.mesh.bounds[1] + 0.02
     box = np.all((local >= lo) & (local <= hi), axis=1) & (lab > 0)
     if not box.any():
@@ -81,19 +81,15 @@ def _object_points(o, pts: np.ndarray, lab: np.ndarray) -> np.ndarray:
 def truth_meshes(scene, root: Path) -> dict[str, trimesh.Trimesh]:
     """The sample tabletop's true meshes, each in the frame of the reconstructed object nearest it."""
     gt = json.loads((root / "sample_data" / "ground_truth.json").read_text())
+    true = []
+    for g in gt["objects"]:
+        m = trimesh.load(root / "sample_data" / g["mesh"], process=False)
+        true.append(m.apply_transform(np.asarray(g["world_from_object"], dtype=np.float64)))
     out = {}
     for o in scene.objects:
-        c = _to(o.world_from_object, o.mesh.bounds.mean(axis=0)[None])[0]
-        best = None
-        for g in gt["objects"]:
-            m = trimesh.load(root / "sample_data" / g["mesh"], process=False)
-            m.apply_transform(np.asarray(g["world_from_object"], dtype=np.float64))
-            d = float(np.linalg.norm(m.bounds.mean(axis=0) - c))
-            if best is None or d < best[0]:
-                best = (d, m)
-        m = best[1].copy()
-        m.apply_transform(np.linalg.inv(o.world_from_object))
-        out[o.name] = m
+        c = trimesh.transform_points(o.mesh.bounds.mean(axis=0)[None], o.world_from_object)[0]
+        m = min(true, key=lambda t: float(np.linalg.norm(t.bounds.mean(axis=0) - c)))
+        out[o.name] = m.copy().apply_transform(np.linalg.inv(o.world_from_object))
     return out
 
 

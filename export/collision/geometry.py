@@ -44,12 +44,17 @@ def hausdorff(mesh: trimesh.Trimesh, pieces: list[trimesh.Trimesh], seed: int) -
     return hull_fidelity(mesh, pieces, samples=COMPARE_SAMPLES, seed=seed).hausdorff
 
 
+def one_hull_hausdorff(mesh: trimesh.Trimesh, max_vertices: int, seed: int) -> float:
+    """``hausdorff`` of the mesh's one convex hull, cut to ``max_vertices``: the rival a primitive must match."""
+    one = trimesh.Trimesh(*convex_hull(limit_points(np.asarray(mesh.vertices), max_vertices)), process=False)
+    return hausdorff(mesh, [one], seed)
+
+
 def hull_beats(mesh: trimesh.Trimesh, prim: Primitive, max_vertices: int, seed: int) -> bool:
     """Whether the mesh's one convex hull (cut to ``max_vertices``) is closer to the surface than the fitted
     primitive (``hull_fidelity``'s Hausdorff, same samples): then the primitive does not stand for the object (a scan
     seen from one side, whose box bridges its unseen back) and the hull route is taken (docs/collision.md)."""
-    one = trimesh.Trimesh(*convex_hull(limit_points(np.asarray(mesh.vertices), max_vertices)), process=False)
-    return hausdorff(mesh, [one], seed) < hausdorff(mesh, [prim.to_mesh()], seed)
+    return one_hull_hausdorff(mesh, max_vertices, seed) < hausdorff(mesh, [prim.to_mesh()], seed)
 
 
 def collision_geometry(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) -> Collision:
@@ -70,15 +75,13 @@ def collision_geometry(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int = 1) 
 
 def _computed(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int, path: Path | None, t0: float) -> Collision:
     """Compute the collision geometry (exact hull, primitive or CoACD) and save it at ``path`` when given. A
-    primitive is taken only where it is at least as close to the surface as the one hull (``hull_beats``) and, unless
-    it fits within ``fidelity_tolerance``, as close as the hulls (``primitive_or_hulls``)."""
+    primitive is taken only where it is at least as close to the surface as the one hull and, unless it fits within
+    ``fidelity_tolerance``, as close as the hulls (``primitive_or_hulls``)."""
     prim = fit_primitive(mesh, cfg.primitive_tolerance, seed=cfg.seed) if cfg.primitives else None
     exact = convex_in_budget(mesh, cfg.max_hull_vertices)
     if exact is not None and (prim is None or prim.error > PRIMITIVE_EXACT):
         col = Collision(None, (exact,))
-    elif prim is not None and (
-        prim.error <= PRIMITIVE_EXACT or not hull_beats(mesh, prim, cfg.max_hull_vertices, cfg.seed)
-    ):
+    elif prim is not None:
         col = primitive_or_hulls(mesh, prim, cfg, threads)
     else:
         col = Collision(None, tuple(run_coacd(mesh, cfg, threads)))
@@ -91,14 +94,20 @@ def _computed(mesh: trimesh.Trimesh, cfg: ExportCfg, threads: int, path: Path | 
 
 
 def primitive_or_hulls(mesh: trimesh.Trimesh, prim: Primitive, cfg: ExportCfg, threads: int) -> Collision:
-    """``prim`` if its misfit (``Primitive.error``) is within ``fidelity_tolerance``, the fidelity the hulls are held
-    to; else (it passed only the looser ``primitive_tolerance``: a shape the primitive does not have, such as an oval
-    section under a cylinder) the hull route's hulls, unless they are no closer to the surface than ``prim``
-    (docs/collision.md, "Primitives of partly seen objects")."""
+    """``prim`` if it is the mesh (``PRIMITIVE_EXACT``), or at least as close as the one hull (``hull_beats``) and
+    its misfit (``Primitive.error``) is within ``fidelity_tolerance``, the fidelity the hulls are held to. Past that
+    (it passed only the looser ``primitive_tolerance``: a shape the primitive does not have, such as an oval section
+    under a cylinder) the hull route's hulls, unless they are no closer to the surface than ``prim``
+    (docs/collision.md, "Primitives of partly seen objects"). The primitive's Hausdorff is measured once."""
+    if prim.error <= PRIMITIVE_EXACT:
+        return Collision(prim, ())
+    h_prim = hausdorff(mesh, [prim.to_mesh()], cfg.seed)
+    if one_hull_hausdorff(mesh, cfg.max_hull_vertices, cfg.seed) < h_prim:
+        return Collision(None, tuple(run_coacd(mesh, cfg, threads)))
     if prim.error <= cfg.fidelity_tolerance:
         return Collision(prim, ())
     hulls = tuple(run_coacd(mesh, cfg, threads))
     pieces = [trimesh.Trimesh(v, f, process=False) for v, f in hulls]
-    if not hulls or hausdorff(mesh, [prim.to_mesh()], cfg.seed) <= hausdorff(mesh, pieces, cfg.seed):
+    if not hulls or h_prim <= hausdorff(mesh, pieces, cfg.seed):
         return Collision(prim, ())
     return Collision(None, hulls)
