@@ -333,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{'':22} {'':9} Hausdorff to the true objects mm: {' '.join(f'{h:.1f}' for h in r['truth_mm'])}"
             )
+            mean = " ".join(f"{h:.2f}" for h in r["truth_mean_mm"])
+            print(f"{'':22} {'':9} mean distance from the true surfaces mm: {mean}")
         for line in r.get("hulls_why", []):
             print(f"{'':22} {'':9} {line}")
     if a.json:
