@@ -16,6 +16,8 @@ PIXEL_SPACINGS = 1.5
 """Range-image cell size, in sample spacings at the median range (so that a seen surface fills its cells)."""
 MIN_PATCH_POINTS = 5
 """Only patches with at least this many points take part (their plane is measured)."""
+PAIRS_TRIED = 6
+"""Per pair of segments, this many of the nearest coplanar patch pairs are tried (nearest first)."""
 
 
 class RangeImage:
@@ -65,9 +67,9 @@ def merge_occluded(
 ) -> np.ndarray:
     """Join segments (per point, 0..K-1, unions of ``g``'s patches) that do not touch (no ``near`` point pair
     links them) but continue one plane across a hidden gap:
-    the nearest pair of their patches whose normals agree within ``concavity_deg`` and whose centroids lie within
-    ``step`` of each other's plane, with no sample of the line between them seen through (nor unseen) and some
-    hidden behind a nearer surface. Labels 0..K'-1."""
+    a pair of their patches (of the ``PAIRS_TRIED`` nearest) whose normals agree within ``concavity_deg`` and whose
+    centroids lie within ``step`` of each other's plane, with no sample of the line between them seen through (nor
+    unseen) and some hidden behind a nearer surface. Labels 0..K'-1."""
     k = int(seg.max()) + 1
     if k < 2:
         return seg
@@ -92,12 +94,13 @@ def merge_occluded(
     dist = np.linalg.norm(d, axis=1)
     sa, sb = np.minimum(ps[a], ps[b]), np.maximum(ps[a], ps[b])
     order = np.lexsort((dist, sb, sa))
-    first = np.ones(len(order), dtype=bool)
     key = (sa * k + sb)[order]
-    first[1:] = key[1:] != key[:-1]
-    best = order[first]
+    start = np.r_[0, np.flatnonzero(key[1:] != key[:-1]) + 1]
+    rank = np.arange(len(order)) - np.repeat(start, np.diff(np.r_[start, len(order)]))
     join = []
-    for e in best:
+    for e in order[rank < PAIRS_TRIED]:
+        if join and join[-1] == (sa[e], sb[e]):
+            continue
         n = max(2, int(np.ceil(dist[e] / spacing)))
         t = np.linspace(0.0, 1.0, n + 1)[:, None]
         x = g.centroid[a[e]] + t * d[e]

@@ -34,8 +34,8 @@ def test_lccp_edge_classes() -> None:
     assert not _edge([0, -0.01, 0], [-s, 0, s], [0, 0.01, 0], [s, 0, s])
 
 
-def _plane(x0, x1, z, step=0.004):
-    x, y = np.meshgrid(np.arange(x0, x1 + 1e-9, step), np.arange(-0.04, 0.04 + 1e-9, step))
+def _plane(x0, x1, z, step=0.004, y0=-0.04, y1=0.04):
+    x, y = np.meshgrid(np.arange(x0, x1 + 1e-9, step), np.arange(y0, y1 + 1e-9, step))
     return np.c_[x.ravel(), y.ravel(), np.full(x.size, z)]
 
 
@@ -56,6 +56,36 @@ def test_surface_continues_behind_an_occluder() -> None:
         image = RangeImage(np.r_[pts, occluder], sensor, 0.004)
         out = merge_occluded(seg, g, g.pairs, image, concavity_deg=10.0, step=0.008, spacing=0.004)
         assert (out.max() == 0) == joined, joined
+
+
+def test_continuation_does_not_hinge_on_the_nearest_patch_pair() -> None:
+    """The same face, its left piece reaching nearer the right one along one edge, where a thin piece lies on the
+    face in the gap (seen within the range noise: not hidden); the slab hides the rest of the gap. The nearest patch
+    pair's line runs over the thin piece only, the next ones' behind the slab: one surface."""
+    sensor = np.array([0.0, 0.0, 1.0])
+    left = np.r_[_plane(-0.12, -0.036, 0.05, y1=-0.028), _plane(-0.12, -0.04, 0.05, y0=-0.024)]
+    right = _plane(0.036, 0.12, 0.05)
+    thin = _plane(-0.032, 0.032, 0.054, y1=-0.028)
+    slab = _plane(-0.05, 0.05, 0.3, y0=-0.024)
+    pts = np.r_[left, right]
+    nrm = np.tile([0.0, 0.0, 1.0], (len(pts), 1))
+    g = patch_graph(pts, nrm, None, seed=0.016, radius=0.0072, concavity_tolerance_deg=10.0, step_slack=0.004)
+    seg = (pts[:, 0] > 0).astype(np.int64)
+    image = RangeImage(np.r_[pts, thin, slab], sensor, 0.004)
+    nearest = np.argsort([np.linalg.norm(g.centroid[b] - g.centroid[a]) for a, b in _cross_pairs(g, seg)])[0]
+    a, b = _cross_pairs(g, seg)[nearest]
+    seen, r = image.seen_range(
+        g.centroid[a] + np.linspace(0, 1, 30)[:, None] * (g.centroid[b] - g.centroid[a])
+    )
+    assert not (seen < r - 0.008).any()  # nothing hidden on the nearest pair's line
+    out = merge_occluded(seg, g, g.pairs, image, concavity_deg=10.0, step=0.008, spacing=0.004)
+    assert out.max() == 0
+
+
+def _cross_pairs(g, seg: np.ndarray) -> list[tuple[int, int]]:
+    ps = np.zeros(len(g.size), dtype=np.int64)
+    ps[g.patch] = seg
+    return [(a, b) for a in np.flatnonzero(ps == 0) for b in np.flatnonzero(ps == 1)]
 
 
 def test_convex_union_depth() -> None:
