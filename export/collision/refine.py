@@ -195,12 +195,11 @@ MERGE_PAIRS = 8
 def merge_to_tolerance(r: Refiner, pts: list[np.ndarray], tol: float, cfg: ExportCfg) -> list[np.ndarray]:
     """Fewest pieces at the fidelity: merge touching hulls (least added volume first) while the merged hull bulges
     past the surface at most ``tol`` [m] or the worse of the pair (a scan's noise: more pieces would not fit it
-    closer), so the worst bulge never grows (``merge_one``)."""
+    closer), so no part of the surface is fitted worse than before (``merge_one``)."""
     r.area = total_area(pts)
     items = [(h, *r.bloat(h), False) for h in pts]
-    limit = max(tol, *(it[1] for it in items))
     while len(items) > 1:
-        merged = merge_one(r, items, limit, cfg.max_hull_vertices, MERGE_PAIRS)
+        merged = merge_one(r, items, tol, cfg.max_hull_vertices, MERGE_PAIRS, pair_bulge=True)
         if merged is None:
             break
         items = merged
