@@ -246,24 +246,18 @@ def test_a_convex_mesh_within_the_budget_is_its_own_hull_not_an_approximate_prim
     assert len(collision_geometry(u, cfg).hulls) > 1
 
 
-def _box(lo, hi) -> trimesh.Trimesh:
-    b = trimesh.creation.box(np.subtract(hi, lo))
-    b.apply_translation(np.add(lo, hi) / 2)
-    return b
-
-
 def test_merge_does_not_coarsen_a_part_to_the_worst_hull_elsewhere():
     """Two Ls in a row: the first as one hull that bridges its notch by 40 mm (a spot the budget left), the second as
     its two exact boxes. Merging the two boxes would bridge the second notch by 16 mm: within the first hull's
     bulge, but worse than either box, so they stay apart."""
     from real2sim.export.collision.refine import merge_to_tolerance
 
-    a, b = _box([0, 0, 0], [0.1, 0.1, 0.02]), _box([0, 0, 0], [0.02, 0.1, 0.1])
-    c, d = _box([0.1, 0, 0], [0.2, 0.1, 0.02]), _box([0.18, 0, 0], [0.2, 0.1, 0.04])
+    box = trimesh.creation.box
+    a, b = box(bounds=[[0, 0, 0], [0.1, 0.1, 0.02]]), box(bounds=[[0, 0, 0], [0.02, 0.1, 0.1]])
+    c, d = box(bounds=[[0.1, 0, 0], [0.2, 0.1, 0.02]]), box(bounds=[[0.18, 0, 0], [0.2, 0.1, 0.04]])
     mesh = trimesh.boolean.union([a, b, c, d], engine="manifold")
     cfg = ExportCfg()
-    r = Refiner(mesh, mesh, cfg, 0.0)
+    r = Refiner(mesh, mesh, cfg, 0.1)
     pieces = [np.vstack([a.vertices, b.vertices]), np.asarray(c.vertices), np.asarray(d.vertices)]
-    r.area = 0.1
     assert r.bloat(pieces[0])[0] > 0.035 and 0.01 < r.bloat(np.vstack(pieces[1:]))[0] < 0.035
     assert len(merge_to_tolerance(r, pieces, 0.001, cfg)) == 3

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from real2sim.recon.convexity import classify_edges, concavity_depth, merge_convex_unions, patch_graph
-from real2sim.recon.segment_occlusion import RangeImage, merge_occluded
+from real2sim.recon.segment_occlusion import MIN_PATCH_POINTS, RangeImage, merge_occluded
 
 
 def _edge(c0, n0, c1, n1, tol=10.0) -> bool:
@@ -72,8 +72,7 @@ def test_continuation_does_not_hinge_on_the_nearest_patch_pair() -> None:
     g = patch_graph(pts, nrm, None, seed=0.016, radius=0.0072, concavity_tolerance_deg=10.0, step_slack=0.004)
     seg = (pts[:, 0] > 0).astype(np.int64)
     image = RangeImage(np.r_[pts, thin, slab], sensor, 0.004)
-    nearest = np.argsort([np.linalg.norm(g.centroid[b] - g.centroid[a]) for a, b in _cross_pairs(g, seg)])[0]
-    a, b = _cross_pairs(g, seg)[nearest]
+    a, b = min(_cross_pairs(g, seg), key=lambda p: np.linalg.norm(g.centroid[p[1]] - g.centroid[p[0]]))
     seen, r = image.seen_range(
         g.centroid[a] + np.linspace(0, 1, 30)[:, None] * (g.centroid[b] - g.centroid[a])
     )
@@ -83,9 +82,11 @@ def test_continuation_does_not_hinge_on_the_nearest_patch_pair() -> None:
 
 
 def _cross_pairs(g, seg: np.ndarray) -> list[tuple[int, int]]:
+    """Patch pairs across the two segments, of the patches ``merge_occluded`` measures."""
     ps = np.zeros(len(g.size), dtype=np.int64)
     ps[g.patch] = seg
-    return [(a, b) for a in np.flatnonzero(ps == 0) for b in np.flatnonzero(ps == 1)]
+    use = g.size >= MIN_PATCH_POINTS
+    return [(a, b) for a in np.flatnonzero(use & (ps == 0)) for b in np.flatnonzero(use & (ps == 1))]
 
 
 def test_convex_union_depth() -> None:
