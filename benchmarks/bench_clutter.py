@@ -27,7 +27,7 @@ SCENES = ("test0", "test12", "test36", "test21", "test44", "test56")
 
 def ours(path: Path, **options) -> tuple[np.ndarray, float, int]:
     """real2sim with default options (or ``options``): labels per valid point, seconds, object count."""
-    from real2sim.recon.pointcloud import PointCloudReconCfg, run_recon_pointcloud
+    from real2sim.recon.pointcloud.run import PointCloudReconCfg, run_recon_pointcloud
 
     t0 = time.perf_counter()
     out = run_recon_pointcloud(PointCloudReconCfg(inputs=(path,), **options))
@@ -94,7 +94,7 @@ def main() -> None:
         rows.append(row)
     result: dict = {"options": options, "osd": rows}
     if not args.quick and MUG.is_file():
-        from real2sim.recon.pointcloud import PointCloudReconCfg, run_recon_pointcloud
+        from real2sim.recon.pointcloud.run import PointCloudReconCfg, run_recon_pointcloud
 
         t0 = time.perf_counter()
         out = run_recon_pointcloud(PointCloudReconCfg(inputs=(MUG,)))

@@ -61,7 +61,7 @@ def plain_pycolmap(image_dir: Path, work: Path) -> tuple[dict[str, np.ndarray], 
 
 
 def _accuracy(cams: dict[str, np.ndarray], ref: dict[str, np.ndarray]) -> dict:
-    from real2sim.recon.align import pose_errors
+    from real2sim.recon.photos.align import pose_errors
 
     if len(set(cams) & set(ref)) < 3:
         return {"n": len(set(cams) & set(ref))}
@@ -81,8 +81,8 @@ def _subset(src: Path, names: list[str], work: Path) -> Path:
 
 
 def bench_temple(work: Path, quick: bool) -> list[dict]:
-    from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
-    from real2sim.recon.sfm import SfmCfg, parse_intrinsics, read_middlebury_poses
+    from real2sim.recon.photos.run import PhotosReconCfg, run_recon_photos
+    from real2sim.recon.photos.sfm import SfmCfg, parse_intrinsics, read_middlebury_poses
 
     par = TEMPLE / "templeR_par.txt"
     ref = read_middlebury_poses(par)
@@ -147,7 +147,7 @@ def bench_mouse(work: Path, overlays: Path | None = None) -> list[dict]:
     from real2sim.export.config import ExportCfg
     from real2sim.export.package import export_scene
     from real2sim.export.validate import validate_package
-    from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
+    from real2sim.recon.photos.run import PhotosReconCfg, run_recon_photos
     from real2sim.scene import load_scene
     from tests.helpers.mouse_ref import evaluate_mouse_scene, reference_model, silhouette_check
 

@@ -31,8 +31,8 @@ def synthetic_tabletop(n: int, seed: int = 0) -> np.ndarray:
 
 def ours(points: np.ndarray, name: str, quick: bool = False) -> dict:
     from real2sim.recon.io import PointCloud
-    from real2sim.recon.pipeline import points_to_scene
-    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+    from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.pointcloud.scene import points_to_scene
 
     t: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -81,7 +81,7 @@ def baseline(points: np.ndarray) -> dict:
 def sample_accuracy() -> list[dict]:
     """Per ground-truth object of ``sample_data``: two-way mean Chamfer [mm] and volume error [%] of the
     reconstruction from the three LiDAR scans with their poses (objects matched by centroid)."""
-    from real2sim.recon.pointcloud import PointCloudReconCfg, run_recon_pointcloud
+    from real2sim.recon.pointcloud.run import PointCloudReconCfg, run_recon_pointcloud
     from tests.helpers.accuracy import chamfer_distance, match_by_centroid, true_objects
 
     sample = ROOT / "sample_data"

@@ -25,9 +25,9 @@ GRABBER = "pcl_grabber/frame_20121214T142255.814212.pcd"
 
 
 def ours(cloud, name: str) -> dict:
-    from real2sim.recon.pipeline import points_to_scene
-    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-    from real2sim.recon.room import detect_room
+    from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.pointcloud.scene import points_to_scene
+    from real2sim.recon.rooms.planes import detect_room
 
     t: dict = {}
     t0 = time.perf_counter()

@@ -58,8 +58,8 @@ def gt_scene():
 
 
 def recon_scene(inputs: list[Path], poses: Path | None = None):
-    from real2sim.recon.pointcloud import run_recon_pointcloud
-    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+    from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
     return run_recon_pointcloud(PointCloudReconCfg(inputs=tuple(inputs), poses=poses)).scene
 

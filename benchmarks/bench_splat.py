@@ -62,7 +62,7 @@ def plain_alpha(points: np.ndarray, alpha_frac: float = 0.05):
 
 
 def _row(method: str, mesh, centres: np.ndarray, seconds: float) -> dict:
-    from real2sim.recon.splat_score import score_solid
+    from real2sim.recon.splats.score import score_solid
 
     if len(mesh.faces) == 0:  # the mesher gave nothing
         return {"method": method, "seconds": round(seconds, 2), "coverage": 0.0, "on_surface": 0.0, "precision": 0.0,
@@ -82,8 +82,8 @@ def _row(method: str, mesh, centres: np.ndarray, seconds: float) -> dict:
 
 
 def run(path: Path) -> list[dict]:
-    from real2sim.recon.splat import SplatCleanCfg
-    from real2sim.recon.splat_recon import SplatReconCfg, run_recon_splat
+    from real2sim.recon.splats.clean import SplatCleanCfg
+    from real2sim.recon.splats.run import SplatReconCfg, run_recon_splat
 
     t0 = time.perf_counter()
     res = run_recon_splat(SplatReconCfg(input=path, object_only=True))

@@ -29,8 +29,8 @@ def _osd_objects() -> list[tuple[str, trimesh.Trimesh]]:
     pcd = SHARED / "pointclouds" / "osd_tabletop" / "test0.pcd"
     if not pcd.is_file():
         return []
-    from real2sim.recon.pointcloud import run_recon_pointcloud
-    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+    from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
     scene = run_recon_pointcloud(PointCloudReconCfg(inputs=(pcd,))).scene
     return [(f"osd_test0_{o.name}", o.mesh) for o in scene.objects]

@@ -8,8 +8,8 @@ from typing import Any
 import click
 
 from real2sim.cli.options import Opt, build, options
-from real2sim.recon.photos import PhotosReconCfg
-from real2sim.recon.sfm import SfmCfg
+from real2sim.recon.photos.run import PhotosReconCfg
+from real2sim.recon.photos.sfm import SfmCfg
 
 
 @click.command("photos")
@@ -34,8 +34,8 @@ from real2sim.recon.sfm import SfmCfg
 def command(image_dir: Path, intrinsics: str | None, camera_model: str, **params: Any) -> None:
     """Reconstruct a scene from overlapping photos."""
     from real2sim.cli import echo_summary
-    from real2sim.recon.photos import run_recon_photos
-    from real2sim.recon.sfm import parse_intrinsics
+    from real2sim.recon.photos.run import run_recon_photos
+    from real2sim.recon.photos.sfm import parse_intrinsics
 
     sfm = SfmCfg(camera_model=camera_model)
     if intrinsics is not None:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from real2sim.cli.options import Opt, build, options
-from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+from real2sim.recon.pointcloud.config import PointCloudReconCfg
 
 
 @click.command("pointcloud")
@@ -36,7 +36,7 @@ from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 def command(files: tuple[Path, ...], **params: Any) -> None:
     """Reconstruct a scene (support + one watertight mesh per object) from point-cloud FILES."""
     from real2sim.cli import echo_summary
-    from real2sim.recon.pointcloud import run_recon_pointcloud
+    from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
     out_dir = params["out_dir"]
     out = run_recon_pointcloud(build(PointCloudReconCfg, params, inputs=tuple(files)))

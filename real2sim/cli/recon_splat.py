@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from real2sim.cli.options import Opt, build, options
-from real2sim.recon.splat_recon import SplatReconCfg
+from real2sim.recon.splats.run import SplatReconCfg
 
 
 @click.command("splat")
@@ -17,7 +17,7 @@ from real2sim.recon.splat_recon import SplatReconCfg
 def command(splat_file: Path, **params: Any) -> None:
     """Reconstruct a scene from a 3DGS splat PLY (INRIA, nerfstudio or SuperSplat layout)."""
     from real2sim.cli import echo_summary
-    from real2sim.recon.splat_recon import run_recon_splat
+    from real2sim.recon.splats.run import run_recon_splat
 
     out = run_recon_splat(build(SplatReconCfg, params, input=splat_file))
     echo_summary(f"kept {int(out.kept.sum())}/{len(out.splat)} Gaussians; {len(out.scene.objects)} object(s); "

@@ -193,8 +193,8 @@ def _recon(r: _Runner, source: str, scene_dir: Path, key: str, recon: Callable[[
 
 
 def _recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
-    from real2sim.recon.pointcloud import run_recon_pointcloud
-    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+    from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
     cfg = PointCloudReconCfg(
         inputs=tuple(s.lidar),
@@ -218,7 +218,7 @@ def _recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
         out = run_recon_pointcloud(cfg)
         if photos is None or (s.colour_scans is None and _coloured(out.scene)):
             return out
-        from real2sim.recon.photo_colour import colour_scene_with_photos, rewrite_scene
+        from real2sim.recon.photos.colour import colour_scene_with_photos, rewrite_scene
 
         scene = colour_scene_with_photos(out.scene, photos)
         if scene is not out.scene:
@@ -233,7 +233,7 @@ def _coloured(scene: Scene) -> bool:
 
 
 def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
-    from real2sim.recon.photos import run_recon_photos
+    from real2sim.recon.photos.run import run_recon_photos
 
     cfg = _photos_cfg(s, scene_dir)
     inputs = [cfg.image_dir] + ([s.known_distance] if s.known_distance is not None else [])
@@ -242,8 +242,8 @@ def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
 
 
 def _photos_cfg(s: Session, out_dir: Path | None) -> Any:
-    from real2sim.recon.photos import PhotosReconCfg
-    from real2sim.recon.sfm import SfmCfg
+    from real2sim.recon.photos.run import PhotosReconCfg
+    from real2sim.recon.photos.sfm import SfmCfg
 
     assert s.images is not None
     kw: dict[str, Any] = {"image_dir": s.images, "out_dir": out_dir}
@@ -256,7 +256,7 @@ def _photos_cfg(s: Session, out_dir: Path | None) -> Any:
 
 
 def _recon_splat(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
-    from real2sim.recon.splat_recon import SplatReconCfg, run_recon_splat
+    from real2sim.recon.splats.run import SplatReconCfg, run_recon_splat
 
     cfg = SplatReconCfg(
         input=s.splats[0],

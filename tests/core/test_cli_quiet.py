@@ -53,7 +53,7 @@ def test_meshfix_prints_nothing(capfd):
 
 
 def test_recon_meshfix_prints_nothing(capfd):
-    from real2sim.recon.surface import ensure_closed
+    from real2sim.recon.meshing.surface import ensure_closed
 
     m = trimesh.creation.icosphere(2)
     rng = np.random.default_rng(0)

@@ -27,9 +27,9 @@ _DROPPED = ("out_dir", "scene_dir", "inputs", "model", "logs", "holdout", "map",
 def _stage_cfgs() -> list[object]:
     from real2sim.calibration.config import CalibrateCfg
     from real2sim.export.config import ExportCfg
-    from real2sim.recon.photos import PhotosReconCfg
-    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-    from real2sim.recon.splat_recon import SplatReconCfg
+    from real2sim.recon.photos.run import PhotosReconCfg
+    from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.splats.run import SplatReconCfg
 
     p = Path("/data/x")
     return [

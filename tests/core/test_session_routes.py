@@ -98,9 +98,9 @@ def test_process_hands_the_route_options_over(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, route: str
 ) -> None:
     """Each route's recon config gets the session's options (the stage is stopped once its config is built)."""
-    import real2sim.recon.photos as photos
-    import real2sim.recon.pointcloud as pointcloud
-    import real2sim.recon.splat_recon as splat_recon
+    import real2sim.recon.photos.run as photos
+    import real2sim.recon.pointcloud.run as pointcloud
+    import real2sim.recon.splats.run as splat_recon
 
     folder = {"lidar": "lidar/a.pcd", "photos": "images/0.jpg", "splat": "splats/s.ply"}[route]
     _touch(tmp_path / "s" / folder)

@@ -68,8 +68,8 @@ def osd12_package(shared_data, tmp_path_factory, cache_dir):
     """The package (mjcf, urdf, usd) of the scene recon makes from the real OSD test12 Kinect scan (3 boxes)."""
     from real2sim.export.config import ExportCfg
     from real2sim.export.package import export_scene
-    from real2sim.recon.pointcloud import run_recon_pointcloud
-    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+    from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
     out = tmp_path_factory.mktemp("osd12")
     pcd = shared_data / "pointclouds" / "osd_tabletop" / "test12.pcd"

@@ -23,8 +23,8 @@ object's labelled Kinect points to its hulls' union [mm] (docs/collision.md)."""
 
 @pytest.fixture(scope="module")
 def test36(shared_data):
-    from real2sim.recon.pointcloud import run_recon_pointcloud
-    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+    from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
     return run_recon_pointcloud(
         PointCloudReconCfg(inputs=(shared_data / "pointclouds" / "osd_tabletop" / "test36.pcd",))
@@ -88,8 +88,8 @@ def test_scanned_box_and_can_take_no_decomposition(sample_data, tmp_path, monkey
     and the stone."""
     import tomllib
 
-    from real2sim.recon.pointcloud import run_recon_pointcloud
-    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+    from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
     s = tomllib.loads((sample_data / "session.toml").read_text())
     scene = run_recon_pointcloud(

@@ -43,8 +43,8 @@ def test_bunny_reference_mesh_exports(bunny_path, tmp_path, cache_dir):
 
 
 def _recon(inputs, out, poses=None) -> Scene:
-    from real2sim.recon.pointcloud import run_recon_pointcloud
-    from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+    from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
     return run_recon_pointcloud(
         PointCloudReconCfg(inputs=tuple(inputs), poses=poses, out_dir=out / "scene")

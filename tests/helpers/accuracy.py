@@ -58,8 +58,8 @@ def evaluate_photos(session: str | Path, out: Path) -> dict:
     """Reconstruct ``session/images`` (``recon photos --marker-size 0.08``) into ``out`` and compare with
     ``session/ground_truth.json``: pose errors, marker scale against the truth, Chamfer per object; the frames are
     tied by a rigid fit of the camera centres."""
-    from real2sim.recon.align import Similarity, camera_centre, pose_errors, umeyama
-    from real2sim.recon.photos import PhotosReconCfg, run_recon_photos
+    from real2sim.recon.photos.align import Similarity, camera_centre, pose_errors, umeyama
+    from real2sim.recon.photos.run import PhotosReconCfg, run_recon_photos
     from real2sim.scene import load_scene
 
     session = Path(session)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from real2sim.recon.support import fit_plane_lsq
+from real2sim.recon.pointcloud.support import fit_plane_lsq
 
 OFFICE_FLOOR_WINDOW = (slice(420, 480), slice(270, 400))
 """Image rows/columns of office1.pcd showing bare floor (picked by eye on its colour image)."""

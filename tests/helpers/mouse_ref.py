@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from real2sim.recon.align import Similarity, camera_centre, pose_errors
+from real2sim.recon.photos.align import Similarity, camera_centre, pose_errors
 
 
 def reference_model(data: Path) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -97,7 +97,7 @@ def reference_views(data: Path, factor: float = 2 / 3) -> tuple[dict, np.ndarray
     and the point indices each image sees."""
     import pycolmap
 
-    from real2sim.recon.stereo import View
+    from real2sim.recon.photos.stereo import View
 
     rec = pycolmap.Reconstruction(str(data / "reference" / "sparse" / "0"))
     ids = sorted(rec.points3D)
@@ -149,7 +149,7 @@ def silhouette_check(scene_dir: Path, data: Path, step: int = 1, overlays: Path 
 
     import cv2
 
-    from real2sim.recon.sfm import read_image
+    from real2sim.recon.photos.sfm import read_image
     from real2sim.scene import load_scene
     from tests.helpers.silhouette import axis_extents, iou, mesh_silhouette, object_mask, project
 

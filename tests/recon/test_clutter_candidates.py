@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-from real2sim.recon.segment_candidates import object_candidates
-from real2sim.recon.support import inside_polygon
+from real2sim.recon.pointcloud.config import PointCloudReconCfg
+from real2sim.recon.pointcloud.support import inside_polygon
+from real2sim.recon.segmentation.candidates import object_candidates
 
 RNG = np.random.default_rng(0)
 HULL = np.array([[0.0, 0.0], [0.6, 0.0], [0.6, 0.4], [0.0, 0.4]])  # the seen table top, counter-clockwise

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from real2sim.recon.convexity import classify_edges, concavity_depth, merge_convex_unions, patch_graph
-from real2sim.recon.segment_occlusion import MIN_PATCH_POINTS, RangeImage, merge_occluded
+from real2sim.recon.segmentation.convexity import (
+    classify_edges,
+    concavity_depth,
+    merge_convex_unions,
+    patch_graph,
+)
+from real2sim.recon.segmentation.occlusion import MIN_PATCH_POINTS, RangeImage, merge_occluded
 
 
 def _edge(c0, n0, c1, n1, tol=10.0) -> bool:

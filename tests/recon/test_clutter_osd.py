@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from real2sim.recon.io import read_points
-from real2sim.recon.pointcloud import PointCloudReconCfg, run_recon_pointcloud
+from real2sim.recon.pointcloud.run import PointCloudReconCfg, run_recon_pointcloud
 from tests.helpers.osd import object_ious, truth_labels
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from real2sim.recon.io import PointCloud
-from real2sim.recon.pipeline import points_to_scene
-from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+from real2sim.recon.pointcloud.config import PointCloudReconCfg
+from real2sim.recon.pointcloud.scene import points_to_scene
 from real2sim.scene import load_scene, save_scene
 from tests.helpers.synthetic_scan import tabletop
 

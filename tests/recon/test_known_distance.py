@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from real2sim.cli import cli
-from real2sim.recon.align import camera_centre, umeyama
+from real2sim.recon.photos.align import camera_centre, umeyama
 from tests.helpers.accuracy import true_objects
 
 

@@ -14,10 +14,10 @@ import pytest
 from real2sim.matching import match_pairs
 from real2sim.recon.io import PointCloud, read_points
 from real2sim.recon.io.pcd import write_pcd
-from real2sim.recon.pipeline import points_to_scene
-from real2sim.recon.pointcloud import PointCloudReconCfg, run_recon_pointcloud
-from real2sim.recon.support import inside_polygon
-from real2sim.recon.viewpoint import origin_problem, side_counts
+from real2sim.recon.pointcloud.run import PointCloudReconCfg, run_recon_pointcloud
+from real2sim.recon.pointcloud.scene import points_to_scene
+from real2sim.recon.pointcloud.support import inside_polygon
+from real2sim.recon.pointcloud.viewpoint import origin_problem, side_counts
 
 SCAN = "test12"
 
@@ -146,7 +146,7 @@ def test_pcd_viewpoint_round_trip(tmp_path: Path) -> None:
     write_pcd(tmp_path / "b.pcd", PointCloud(pts))
     assert read_points(tmp_path / "b.pcd").sensor_origin is None
     cfg = PointCloudReconCfg(inputs=(tmp_path / "b.pcd",), sensor_origin=(1.0, 2.0, 3.0), units="cm")
-    from real2sim.recon.pointcloud import load_clouds
+    from real2sim.recon.pointcloud.run import load_clouds
 
     np.testing.assert_allclose(load_clouds(cfg)[0][0].sensor_origin, [0.01, 0.02, 0.03])
 

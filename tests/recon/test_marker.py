@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from real2sim.recon.marker import detect_marker, scale_from_known_distance
-from real2sim.recon.sfm import Intrinsics, SfmResult
+from real2sim.recon.photos.marker import detect_marker, scale_from_known_distance
+from real2sim.recon.photos.sfm import Intrinsics, SfmResult
 
 
 def _marker_view(rng: np.random.Generator, ss: int = 8) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import trimesh
 
-from real2sim.recon.sfm import read_image
+from real2sim.recon.photos.sfm import read_image
 from tests.helpers.mouse_ref import mouse_frame, reference_model, reference_views
 from tests.helpers.silhouette import axis_extents, mesh_silhouette, object_mask, project
 

@@ -10,11 +10,11 @@ import cv2
 import numpy as np
 import pytest
 
-from real2sim.recon.align import pose_errors
-from real2sim.recon.colmap_features import camera_groups
-from real2sim.recon.mvs import MvsCfg
-from real2sim.recon.sfm import SfmCfg, run_sfm
-from real2sim.recon.stereo import depth_from_pair
+from real2sim.recon.photos.align import pose_errors
+from real2sim.recon.photos.features import camera_groups
+from real2sim.recon.photos.mvs import MvsCfg
+from real2sim.recon.photos.sfm import SfmCfg, run_sfm
+from real2sim.recon.photos.stereo import depth_from_pair
 from tests.helpers.mouse_ref import reference_model, reference_views
 
 PORTRAIT, LANDSCAPE = "168947FC6F08F497466D941859189428.jpg", "FAD4614243D2586396D14FB78D5E3B22.jpg"
@@ -69,7 +69,7 @@ def test_camera_groups_by_size_and_exif_focal(mouse, tmp_path):
     assert camera_groups(d, names, True) == [names] and len(camera_groups(d, names, False)) == 4
     import pycolmap
 
-    from real2sim.recon.colmap_features import _extract
+    from real2sim.recon.photos.features import _extract
 
     _extract(d, ["exif.jpg", LANDSCAPE], tmp_path / "db.db", SfmCfg(max_image_size=320, max_features=200), 0)
     db = pycolmap.Database.open(str(tmp_path / "db.db"))

@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from real2sim.recon.mvs import MvsCfg, dense_points_cpu
-from real2sim.recon.sfm import Intrinsics, SfmResult
+from real2sim.recon.photos.mvs import MvsCfg, dense_points_cpu
+from real2sim.recon.photos.sfm import Intrinsics, SfmResult
 
 W, H, F = 320, 240, 300.0
 SIDE = 1.6  # plane side [m], centred at the origin, z = 0

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from real2sim.errors import NotBuiltError
-from real2sim.recon.nerfstudio import INSTALL_HINT, train_splatfacto, write_nerfstudio_dataset
-from real2sim.recon.sfm import Intrinsics, SfmResult
+from real2sim.recon.photos.nerfstudio import INSTALL_HINT, train_splatfacto, write_nerfstudio_dataset
+from real2sim.recon.photos.sfm import Intrinsics, SfmResult
 
 
 def _sfm(tmp_path) -> SfmResult:

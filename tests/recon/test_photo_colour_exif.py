@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from real2sim.recon.photo_colour import Registration, colour_from_photos
-from real2sim.recon.sfm import Intrinsics, SfmResult
+from real2sim.recon.photos.colour import Registration, colour_from_photos
+from real2sim.recon.photos.sfm import Intrinsics, SfmResult
 from real2sim.scene import Scene, SceneObject, Support
 
 W, H, F = 640, 480, 500.0

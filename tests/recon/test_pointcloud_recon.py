@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from real2sim.cli import cli
 from real2sim.matching import match_pairs
 from real2sim.recon.io import read_points
-from real2sim.recon.pointcloud import PointCloudReconCfg, load_clouds, run_recon_pointcloud
-from real2sim.recon.register import read_poses
+from real2sim.recon.pointcloud.register import read_poses
+from real2sim.recon.pointcloud.run import PointCloudReconCfg, load_clouds, run_recon_pointcloud
 from real2sim.scene import load_scene
 from tests.helpers.accuracy import chamfer_distance, match_by_centroid, true_objects
 
@@ -168,7 +168,7 @@ def test_signed_distance_keeps_thin_walls_thin() -> None:
     """A 4 mm wall seen from both sides, one face densely and the other sparsely sampled (as a cup's inner wall
     is), on a 2.8 mm grid: the inside (negative) region spans the wall. Averaging tangent-plane distances across
     both faces would pull the sparse side inside too (measured 7.5 mm before the fix)."""
-    from real2sim.recon.mesh import signed_distance
+    from real2sim.recon.meshing.mesh import signed_distance
 
     rng = np.random.default_rng(0)
     thick, nl, nu = 0.004, 1500, 150
@@ -199,7 +199,7 @@ def test_signed_distance_keeps_thin_walls_thin() -> None:
 def test_cavity_floor_points_join_their_object() -> None:
     """A cup's floor 8 mm above the table lies within the support's RANSAC distance but clearly above its noise
     (1 mm): inside the cup's footprint it is the cup's, while every table point stays support."""
-    from real2sim.recon.pipeline import _add_low_object_points
+    from real2sim.recon.pointcloud.scene import _add_low_object_points
 
     rng = np.random.default_rng(0)
     r = rng.uniform(0.06, 0.2, 20000)
@@ -228,8 +228,8 @@ def test_cavity_floor_points_join_their_object() -> None:
 def test_range_noise_is_measured_along_the_rays() -> None:
     """A plane scanned at 45 degrees with 1 mm range noise: the estimate is the noise along the rays (about
     1 mm), not its normal component (0.7 mm) nor zero (each raw point against its own downsampled point)."""
-    from real2sim.recon.mesh import range_noise
-    from real2sim.recon.support import voxel_downsample
+    from real2sim.recon.meshing.mesh import range_noise
+    from real2sim.recon.pointcloud.support import voxel_downsample
 
     rng = np.random.default_rng(0)
     sensor = np.array([0.0, -0.5, 0.5])

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from real2sim.recon.io import read_points
-from real2sim.recon.pointcloud import PointCloudReconCfg, run_recon_pointcloud
-from real2sim.recon.room import detect_room
+from real2sim.recon.pointcloud.run import PointCloudReconCfg, run_recon_pointcloud
+from real2sim.recon.rooms.planes import detect_room
 from tests.helpers.floor_reference import (
     GRABBER_BOX,
     GRABBER_FLOOR_WINDOW,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from real2sim.recon.segment_refine import refine_boundaries
+from real2sim.recon.segmentation.refine import refine_boundaries
 
 STEP = 0.004
 

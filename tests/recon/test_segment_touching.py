@@ -9,8 +9,8 @@ import trimesh
 
 from real2sim.matching import match_pairs
 from real2sim.recon.io import PointCloud
-from real2sim.recon.pipeline import points_to_scene
-from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
+from real2sim.recon.pointcloud.config import PointCloudReconCfg
+from real2sim.recon.pointcloud.scene import points_to_scene
 from tests.helpers.synthetic_scan import box, cylinder, scan_views
 
 

@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from real2sim.cli import cli
-from real2sim.recon.align import pose_errors
-from real2sim.recon.sfm import SfmCfg, parse_intrinsics, read_middlebury_poses, run_sfm
+from real2sim.recon.photos.align import pose_errors
+from real2sim.recon.photos.sfm import SfmCfg, parse_intrinsics, read_middlebury_poses, run_sfm
 
 
 @pytest.fixture(scope="module")

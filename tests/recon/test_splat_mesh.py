@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
-from real2sim.recon.splat import decimate_closed, drop_specks
+from real2sim.recon.splats.clean import decimate_closed, drop_specks
 
 
 def _parts() -> trimesh.Trimesh:

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from real2sim.recon.io.splat import GaussianSplat
-from real2sim.recon.splat import SplatCleanCfg, visible_mask
-from real2sim.recon.splat_recon import SplatReconCfg, run_recon_splat
-from real2sim.recon.splat_score import score_solid
+from real2sim.recon.splats.clean import SplatCleanCfg, visible_mask
+from real2sim.recon.splats.run import SplatReconCfg, run_recon_splat
+from real2sim.recon.splats.score import score_solid
 
 pytestmark = pytest.mark.slow  # one reconstruction (~30 s) and one export of the toy cat
 

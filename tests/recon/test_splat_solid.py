@@ -8,8 +8,8 @@ import numpy as np
 import trimesh
 
 from real2sim.recon.io.splat import GaussianSplat
-from real2sim.recon.splat_score import genus, score_solid
-from real2sim.recon.splat_solid import blocked_directions, splat_solid_mesh
+from real2sim.recon.splats.score import genus, score_solid
+from real2sim.recon.splats.solid import blocked_directions, splat_solid_mesh
 
 
 def _splat(means: np.ndarray, scale: float) -> GaussianSplat:

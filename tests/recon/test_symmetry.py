@@ -1,4 +1,4 @@
-"""Symmetry completion (``recon/symmetry.py``) on ray-cast ground truth: a cup and a mug whose cavity the sensors
+"""Symmetry completion (``recon/meshing/symmetry.py``) on ray-cast ground truth: a cup and a mug whose cavity the sensors
 see only in part are completed through their rotation axis; an asymmetric L-shaped tray (thin walls too, so the
 search runs) is left as it was. Deterministic: fixed poses and seeded range noise."""
 
@@ -8,11 +8,18 @@ import numpy as np
 import pytest
 import trimesh
 
-from real2sim.recon.carve import FreeSpace, carve
 from real2sim.recon.io import PointCloud
-from real2sim.recon.pipeline import estimate_normals, points_to_scene
-from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
-from real2sim.recon.symmetry import Evidence, Symmetry, carved_images, find_symmetry, reflection, rotation_z
+from real2sim.recon.meshing.carve import FreeSpace, carve
+from real2sim.recon.meshing.symmetry import (
+    Evidence,
+    Symmetry,
+    carved_images,
+    find_symmetry,
+    reflection,
+    rotation_z,
+)
+from real2sim.recon.pointcloud.config import PointCloudReconCfg
+from real2sim.recon.pointcloud.scene import estimate_normals, points_to_scene
 from tests.helpers.accuracy import chamfer_distance
 from tests.helpers.synthetic_scan import box, scan_views
 
@@ -88,7 +95,7 @@ def _reconstruct(cloud: PointCloud, **kw) -> trimesh.Trimesh:
 
 def _object_evidence(cloud: PointCloud, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, FreeSpace]:
     """The object's points (2 mm voxel means), their sensor-facing normals, and every ray of the scan."""
-    from real2sim.recon.support import voxel_downsample, voxel_mean
+    from real2sim.recon.pointcloud.support import voxel_downsample, voxel_mean
 
     obj = labels == 1
     pts, inv = voxel_downsample(cloud.points[obj], 0.002)

@@ -1,4 +1,4 @@
-"""Scans too large to hold: voxel downsampling while reading in chunks (``recon/voxel.py``), per-point labels
+"""Scans too large to hold: voxel downsampling while reading in chunks (``recon/pointcloud/voxel.py``), per-point labels
 mapped back from the voxels, and the one-line stop before memory runs out. Small ray-cast scans stand in for the
 20-100M-point ones (``benchmarks/bench_large_scan.py`` measures those)."""
 
@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import real2sim.recon.voxel as voxel
+import real2sim.recon.pointcloud.voxel as voxel
 from real2sim.cli import cli
 from real2sim.errors import InputError
 from real2sim.recon.io import read_points
-from real2sim.recon.pointcloud import PointCloudReconCfg, run_recon_pointcloud
+from real2sim.recon.pointcloud.run import PointCloudReconCfg, run_recon_pointcloud
 from tests.helpers.large_scan import write_tabletop_ply
 
 

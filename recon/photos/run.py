@@ -1,0 +1,223 @@
+"""``real2sim recon photos``: photos around a scene → SfM cameras → metric scale → dense points → ``Scene``.
+
+Output folder: ``cameras.json`` (per registered image: file, ``cam_from_world`` 4x4 in the scene frame,
+intrinsics), ``sfm_report.json`` (timings, unregistered images with the reason, warnings, scale), and unless
+``poses_only`` the scene (``scene.json`` + ``meshes/``) built by the point-cloud path from the dense points (``recon.mvs``);
+with ``splat`` also ``nerfstudio/`` (``transforms.json`` + images).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from real2sim.atomic import output_dir, write_json
+from real2sim.errors import ConfigError, NotBuiltError
+from real2sim.provenance import Provenance
+from real2sim.recon.photos.marker import (
+    ScaleEstimate,
+    load_known_distance,
+    scale_from_known_distance,
+    scale_from_marker,
+)
+from real2sim.recon.photos.mvs import MvsCfg
+from real2sim.recon.photos.sfm import SfmCfg, SfmResult, run_sfm
+from real2sim.scene import Scene, write_scene_into
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PhotosReconCfg:
+    """Options of ``real2sim recon photos``."""
+
+    image_dir: Path = Path()
+    """Folder of overlapping photos (jpg/png/tif) of the scene."""
+    out_dir: Path | None = None
+    """Scene folder to write; ``None``: return the result only."""
+    sfm: SfmCfg = field(default_factory=SfmCfg)
+    """Structure-from-motion options (camera model, known intrinsics, matching, mapper)."""
+    marker_size: float | None = None
+    """Side [m] of the printed marker's black square; ``None``: no marker (scale stays 1 SfM unit = 1 m)."""
+    marker_dictionary: str = "DICT_4X4_50"
+    """OpenCV dictionary of the marker (ArUco ``DICT_*`` or ``DICT_APRILTAG_*``)."""
+    marker_id: int = 0
+    """Id of the marker."""
+    scale: float | None = None
+    """Known metres per SfM unit (overrides the marker and a known distance)."""
+    assumed_distance: float = 0.4
+    """Without a scale (marker, known distance, ``scale``): the median camera-to-scene distance [m] assumed, so the
+    scene stage's metric options apply; sizes are then approximate and a warning says so."""
+    known_distance: Path | None = None
+    """TOML file with a known distance [m] between two points marked in two or more photos each
+    (``marker.load_known_distance``); overrides the marker."""
+    dense: Literal["auto", "cpu", "cuda"] = "auto"
+    """Dense geometry: cuda (COLMAP PatchMatch, needs a CUDA pycolmap), cpu (rectified-pair SGBM + TSDF fusion),
+    or auto (cuda when available)."""
+    mvs: MvsCfg = field(default_factory=MvsCfg)
+    """Options of the CPU dense path."""
+    splat: bool = False
+    """Also write a nerfstudio dataset and train splatfacto when nerfstudio is installed."""
+    poses_only: bool = False
+    """Stop after SfM (cameras.json only)."""
+    object_only: bool = False
+    """One object, no support in view."""
+
+    def validate(self) -> PhotosReconCfg:
+        if self.marker_size is not None and not self.marker_size > 0:
+            raise ConfigError(f"marker size must be > 0 m; got {self.marker_size}")
+        if not self.assumed_distance > 0:
+            raise ConfigError(f"assumed distance must be > 0 m; got {self.assumed_distance}")
+        if self.scale is not None and not self.scale > 0:
+            raise ConfigError(f"scale must be > 0; got {self.scale}")
+        if self.dense not in ("auto", "cpu", "cuda"):
+            raise ConfigError(f"dense must be auto|cpu|cuda; got {self.dense!r}")
+        if self.dense == "cuda":
+            import pycolmap
+
+            if not pycolmap.has_cuda:
+                raise ConfigError(
+                    "--dense cuda needs pycolmap built with CUDA (this one is CPU-only); use --dense cpu"
+                )
+        self.sfm.validate()
+        self.mvs.validate()
+        return self
+
+
+@dataclass(frozen=True, eq=False)
+class PhotosReconOutput:
+    sfm: SfmResult
+    world_from_sfm: np.ndarray
+    """Similarity (scale * rotation, translation) from the SfM frame into the scene frame."""
+    scale: ScaleEstimate | None
+    scene: Scene | None
+
+
+def cameras_json(sfm: SfmResult, world_from_sfm: np.ndarray) -> dict:
+    """Per registered image: file, ``cam_from_world`` (scene frame, metres) and intrinsics."""
+    from real2sim.recon.photos.align import Similarity
+
+    s = float(np.cbrt(np.linalg.det(world_from_sfm[:3, :3])))
+    sim = Similarity(s, world_from_sfm[:3, :3] / s, world_from_sfm[:3, 3])
+    cams = []
+    for n in sfm.registered:
+        cams.append({"file": n, "cam_from_world": sim.apply_to_cam_from_world(sfm.cam_from_world[n]).tolist(),
+                     **sfm.intrinsics[n].to_json()})  # fmt: skip
+    return {
+        "convention": "cam_from_world 4x4, OpenCV camera axes (x right, y down, z forward)",
+        "cameras": cams,
+    }
+
+
+def median_view_depth(sfm: SfmResult) -> float:
+    """Median over the registered views of the median depth of the sparse points each sees [SfM units]."""
+    depths = []
+    for n in sfm.registered:
+        idx = sfm.observations[n][:, 2].astype(int)
+        z = sfm.points[idx] @ sfm.cam_from_world[n][2, :3] + sfm.cam_from_world[n][2, 3]
+        if (z > 0).any():
+            depths.append(float(np.median(z[z > 0])))
+    return float(np.median(depths)) if depths else 1.0
+
+
+def camera_up(sfm: SfmResult, world_from_sfm: np.ndarray) -> np.ndarray:
+    """Gravity-up estimate: the mean of the cameras' image-up directions (hand-held photos are taken upright; their
+    tilts toward the scene cancel around it), in the frame of ``world_from_sfm``."""
+    ups = np.array([-sfm.cam_from_world[n][1, :3] for n in sfm.registered]) @ world_from_sfm[:3, :3].T
+    up = ups.mean(0)
+    return up / np.linalg.norm(up)
+
+
+def _report(sfm: SfmResult, est: ScaleEstimate | None, dense: str) -> dict:
+    return {"images": len(sfm.images), "registered": len(sfm.registered), "mapper": sfm.mapper,
+            "unregistered": dict(sfm.unregistered), "warnings": list(sfm.warnings),
+            "timings_s": {k: round(v, 3) for k, v in sfm.timings.items()},
+            "mean_reprojection_error_px": sfm.mean_reprojection_error, "sparse_points": len(sfm.points),
+            "scale": None if est is None else est.to_json(), "dense": dense}  # fmt: skip
+
+
+def metric_scale(
+    sfm: SfmResult, cfg: PhotosReconCfg, known: tuple | None = None
+) -> tuple[float | None, ScaleEstimate | None]:
+    """Metres per SfM unit from the given scale, a known distance (``known``: its file already loaded) or the
+    marker, with the estimate behind it; ``(None, None)`` when none is given."""
+    if cfg.scale is not None:
+        return float(cfg.scale), None
+    if cfg.known_distance is not None:
+        est = scale_from_known_distance(
+            sfm, *(known if known is not None else load_known_distance(cfg.known_distance))
+        )
+    elif cfg.marker_size is not None:
+        est = scale_from_marker(sfm, cfg.marker_size, cfg.marker_dictionary, cfg.marker_id)
+    else:
+        return None, None
+    return est.scale, est
+
+
+def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
+    """SfM → scale → (points → scene). Writes ``cfg.out_dir`` atomically when given."""
+    cfg.validate()
+    # read the known-distance file before the minutes of SfM, so a bad file fails at once
+    known = (
+        load_known_distance(cfg.known_distance)
+        if cfg.known_distance is not None and cfg.scale is None
+        else None
+    )
+    sfm = run_sfm(cfg.image_dir, cfg.sfm)
+    scale, est = metric_scale(sfm, cfg, known)
+    if scale is None:
+        scale = cfg.assumed_distance / median_view_depth(sfm)
+        sfm = replace(sfm, warnings=(*sfm.warnings, (
+            f"no scale given (marker, known distance or scale): sizes assume the cameras were about "
+            f"{cfg.assumed_distance:g} m from the scene (set --assumed-distance or give a scale)")))  # fmt: skip
+    world_from_sfm = np.diag([scale, scale, scale, 1.0])
+    scene = None
+    dense = "none"
+    if not cfg.poses_only:
+        from real2sim.recon.photos.mvs import dense_points
+        from real2sim.recon.pointcloud.config import PointCloudReconCfg
+        from real2sim.recon.pointcloud.scene import points_to_scene
+
+        cloud, dense = dense_points(sfm, world_from_sfm, cfg.dense, cfg.mvs, sfm.timings)
+        pts = cloud.points
+        pc_cfg = PointCloudReconCfg().validate()
+        if cfg.object_only:
+            ext = float(np.ptp(pts, axis=0).max())
+            pc_cfg = replace(pc_cfg, normal_radius=ext / 15, mesh_voxel=ext / 100).validate()
+        out = points_to_scene(cloud, pc_cfg, object_only=cfg.object_only, input_name=Path(cfg.image_dir).name,
+                              up=camera_up(sfm, world_from_sfm), timings=sfm.timings)  # fmt: skip
+        world_from_sfm = out.world_from_input @ world_from_sfm
+        steps = ("sfm", "scale", f"dense ({dense})", "segment + mesh")
+        prov = Provenance.for_inputs([cfg.image_dir / n for n in sfm.images], steps, {
+            "marker_size": cfg.marker_size, "scale": scale, "object_only": cfg.object_only, "dense": dense,
+            "camera_model": cfg.sfm.camera_model, "intrinsics": cfg.sfm.intrinsics})  # fmt: skip
+        scene = replace(out.scene, provenance=prov, world_from_input={"sfm": world_from_sfm})
+    if cfg.out_dir is not None:
+        with output_dir(cfg.out_dir) as tmp:
+            write_json(tmp / "cameras.json", cameras_json(sfm, world_from_sfm))
+            write_json(tmp / "sfm_report.json", _report(sfm, est, dense))
+            if scene is not None:
+                write_scene_into(scene, tmp)
+            if cfg.splat:
+                from real2sim.recon.photos.nerfstudio import write_nerfstudio_dataset
+
+                write_nerfstudio_dataset(sfm, tmp / "nerfstudio", world_from_sfm)
+    result = PhotosReconOutput(sfm, world_from_sfm, est, scene)
+    if cfg.splat:
+        from real2sim.recon.photos.nerfstudio import INSTALL_HINT, nerfstudio_available
+
+        if not nerfstudio_available():
+            where = (
+                f"; the dataset is in {Path(cfg.out_dir) / 'nerfstudio'}" if cfg.out_dir is not None else ""
+            )
+            raise NotBuiltError(INSTALL_HINT + where)
+        # Training needs a GPU environment; with nerfstudio present the splat continues through recon splat.
+        from real2sim.recon.photos.nerfstudio import train_splatfacto
+
+        if cfg.out_dir is not None:
+            train_splatfacto(Path(cfg.out_dir) / "nerfstudio", Path(cfg.out_dir))
+    return result
