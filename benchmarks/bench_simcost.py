@@ -20,10 +20,8 @@ object of more than 8 hulls says why (its Hausdorff at 8 hulls against obj2mjcf'
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import trimesh
+from peer_hulls import fidelity, peer_hulls
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -88,39 +87,6 @@ def bunny_scene(path: Path):
     m.apply_transform(trimesh.transformations.rotation_matrix(np.pi / 2, [1, 0, 0]))  # the scan is y-up
     m.apply_translation(-np.array([*m.bounds.mean(axis=0)[:2], m.bounds[0][2]]))
     return Scene(Support(size=(1.0, 1.0)), (SceneObject("bunny", m),))
-
-
-def peer_hulls(
-    scene: str, name: str, mesh: trimesh.Trimesh, work: Path, timeout: float, threshold: float | None = None
-) -> list[trimesh.Trimesh] | None:
-    """obj2mjcf's collision hulls of ``mesh`` (CoACD defaults, or CoACD's concavity ``threshold``), in the mesh's
-    frame; None if it failed."""
-    exe = shutil.which("obj2mjcf") or str(Path(sys.executable).parent / "obj2mjcf")
-    d = work / (f"peer_{scene}_{name}" + ("" if threshold is None else f"_t{threshold:g}"))
-    d.mkdir(parents=True, exist_ok=True)
-    key = hashlib.sha256(mesh.vertices.tobytes() + mesh.faces.tobytes()).hexdigest()
-    files = sorted((d / name).glob(f"{name}_collision_*.obj"))
-    if not ((d / "mesh.sha256").is_file() and (d / "mesh.sha256").read_text() == key and files):
-        args = [] if threshold is None else ["--coacd-args.threshold", f"{threshold:g}"]
-        files = _run_peer(exe, d, name, mesh, timeout, args)
-        (d / "mesh.sha256").write_text(key)
-    hulls = [trimesh.load(f, process=False, force="mesh").convex_hull for f in files]
-    return [h for h in hulls if len(h.vertices) >= 4] or None
-
-
-def _run_peer(
-    exe: str, d: Path, name: str, mesh: trimesh.Trimesh, timeout: float, args: list[str]
-) -> list[Path]:
-    mesh.export(d / f"{name}.obj")
-    try:
-        subprocess.run(
-            [exe, "--obj-dir", str(d), "--decompose", "--save-mjcf", "--overwrite", *args],
-            capture_output=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        return []
-    return sorted((d / name).glob(f"{name}_collision_*.obj"))
 
 
 def _without_support_hulls(spec) -> None:
@@ -188,23 +154,6 @@ def sim_cost(model, seconds: float = 5.0, repeat: int = 3) -> dict:
         best = min(best, time.perf_counter() - t0)
         ncon = n / steps
     return {"contacts": ncon, "step_us": best / steps * 1e6, "geoms": int(model.ngeom)}
-
-
-def fidelity(scene, meshes_of) -> list[float]:
-    """Per object collision-to-surface Hausdorff [mm] of ``meshes_of(name)`` against the object's repaired mesh
-    (nan where the two do not overlap to measure)."""
-    from real2sim.export.fidelity import hull_fidelity
-    from real2sim.export.repair import repair_mesh
-
-    out = []
-    for o in scene.objects:
-        try:
-            out.append(
-                hull_fidelity(repair_mesh(o.mesh, o.name).mesh, meshes_of(o), samples=2000).hausdorff * 1e3
-            )
-        except ValueError:
-            out.append(float("nan"))
-    return out
 
 
 def run(

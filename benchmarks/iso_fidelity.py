@@ -29,7 +29,7 @@ def iso_fidelity_hulls(
 
     ``default_hulls`` (by body name) and ``default_mm`` are obj2mjcf's at its defaults (threshold 0.05). Returns
     ``hulls`` (body name -> hulls), ``threshold`` and ``hausdorff_mm`` per object, in scene order."""
-    from bench_simcost import fidelity, peer_hulls
+    from peer_hulls import fidelity, peer_hulls
 
     from real2sim.scene import sanitize_name
 
@@ -56,7 +56,7 @@ def cheapest_within(cands: list[tuple[float, list, float]], ours_mm: float) -> i
 
 
 def _one(scene, o):
-    """A scene of the one object ``o`` (``bench_simcost.fidelity`` measures every object of the scene it gets)."""
+    """A scene of the one object ``o`` (``peer_hulls.fidelity`` measures every object of the scene it gets)."""
     from dataclasses import replace
 
     return replace(scene, objects=(o,))
