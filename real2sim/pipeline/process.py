@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from real2sim.errors import ConfigError, InputError
 from real2sim.executor import ExecutorCfg, run_map
 from real2sim.pipeline.cache import RunRecord, hashed_options, stage_key
+from real2sim.pipeline.config import ProcessCfg
 from real2sim.pipeline.session import Session, load_session
 from real2sim.pipeline.summary import (
     SUMMARY_TYPES,
@@ -34,35 +35,7 @@ from real2sim.pipeline.summary import (
 )
 from real2sim.scene import Scene, load_scene, sanitize_name
 
-STAGES = ("recon", "export", "calibrate")
 S = TypeVar("S", SceneSummary, PackageSummary, CalibrationSummary)
-
-
-@dataclass(frozen=True)
-class ProcessCfg:
-    """What ``process`` runs and where it writes."""
-
-    session_dir: Path
-    """The capture session folder (DESIGN §5)."""
-    out_dir: Path
-    """Output folder (scene/, package/, calibration/, run.json)."""
-    stages: tuple[str, ...] = STAGES
-    """Stages to run, in order; a stage whose inputs the session lacks is skipped with a note."""
-    workers: int = 0
-    """Worker processes (0 = one per core): for the sessions of a batch, else for per-object work."""
-    force: bool = False
-    """Re-run stages even when their inputs and options are unchanged."""
-    calibration_max_windows: int | None = None
-    """Cap on multiple-shooting windows per calibration (None = all); a faster, coarser fit."""
-    calibration_package: bool = False
-    """Write the calibrated values into this run's package/ (its MJCF, URDF, USD and README), as calibrate --package."""
-
-    def validate(self) -> None:
-        bad = [s for s in self.stages if s not in STAGES]
-        if bad:
-            raise ConfigError(f"unknown stage(s) {', '.join(bad)}; stages are {', '.join(STAGES)}")
-        if self.workers < 0:
-            raise ConfigError(f"--workers must be >= 0, got {self.workers}")
 
 
 @dataclass(frozen=True)
