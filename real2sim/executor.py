@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import multiprocessing as mp
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -58,6 +56,9 @@ def run_map(
     if workers <= 1:
         with progress(label or "working", total=len(items)) as advance:
             return _run_here(fn, items, advance)
+    import multiprocessing as mp  # here, not at import: the CLI reads ExecutorCfg and stays instant
+    from concurrent.futures import ProcessPoolExecutor
+
     ctx = mp.get_context("spawn")  # open3d / MuJoCo state is not fork-safe
     threads = worker_threads(workers, len(_cores()))
     with ProcessPoolExecutor(

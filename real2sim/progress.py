@@ -1,39 +1,70 @@
-"""Progress bars and console output (rich), quiet when asked or when output is not a terminal."""
+"""Progress bars and console output (rich), quiet when asked or when output is not a terminal.
+
+rich is imported on first use (a bar, a spinner, a log record), not at import: ``real2sim --help`` stays instant.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.logging import RichHandler
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.logging import RichHandler
 
-console = Console(stderr=True)
 _state = {"quiet": False}
+
+
+@functools.cache
+def get_console() -> Console:
+    """The stderr console that progress bars, spinners and log records share."""
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "console":  # ``from real2sim.progress import console`` still works, creating it on first use
+        return get_console()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _LazyRichHandler(logging.Handler):
+    """A ``RichHandler`` on the shared console, built when the first record is emitted."""
+
+    def __init__(self, level: int = logging.NOTSET) -> None:
+        super().__init__(level)
+        self._rich: RichHandler | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._rich is None:
+            from rich.logging import RichHandler
+
+            self._rich = RichHandler(console=get_console(), show_time=False, show_path=False)
+            self._rich.setFormatter(self.formatter or logging.Formatter("%(message)s"))
+        self._rich.emit(record)
 
 
 def configure(verbosity: int = 0, quiet: bool = False) -> None:
     """Set log level from ``-v``/``-q`` (0: warnings, 1: info, 2: debug)."""
     _state["quiet"] = quiet
     level = logging.ERROR if quiet else (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbosity, 2)]
-    logging.basicConfig(
-        level=level,
-        format="%(message)s",
-        handlers=[RichHandler(console=console, show_time=False, show_path=False)],
-        force=True,
-    )
+    logging.basicConfig(level=level, format="%(message)s", handlers=[_LazyRichHandler()], force=True)
 
 
 @contextlib.contextmanager
 def progress(description: str, total: int | None = None) -> Iterator[Callable[[int], None]]:
     """``with progress("meshing", total=n) as advance: ... advance()``; silent when quiet or not a terminal."""
-    if _state["quiet"] or not console.is_terminal:
+    if _state["quiet"] or not get_console().is_terminal:
         yield lambda k=1: None
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     cols = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
-    with Progress(*cols, console=console, transient=True) as p:
+    with Progress(*cols, console=get_console(), transient=True) as p:
         task = p.add_task(description, total=total)
         yield lambda k=1: p.advance(task, k)
 
@@ -41,8 +72,8 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[[i
 @contextlib.contextmanager
 def step(description: str) -> Iterator[None]:
     """A spinner for one long step with no natural count."""
-    if _state["quiet"] or not console.is_terminal:
+    if _state["quiet"] or not get_console().is_terminal:
         yield
         return
-    with console.status(description):
+    with get_console().status(description):
         yield

@@ -1,6 +1,26 @@
-"""real2sim.recon: scans, photos and splats to a gravity-aligned, metric, segmented ``Scene``."""
+"""real2sim.recon: scans, photos and splats to a gravity-aligned, metric, segmented ``Scene``.
 
-from real2sim.recon.io.points import read_points
-from real2sim.recon.io.splat import read_splat
+The readers below load on first use, so that importing a light module of this package (a stage's config, read by
+the CLI's options) does not import numpy and the readers.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from real2sim.recon.io.points import read_points
+    from real2sim.recon.io.splat import read_splat
 
 __all__ = ["read_points", "read_splat"]
+
+_LAZY = {"read_points": "real2sim.recon.io.points", "read_splat": "real2sim.recon.io.splat"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import pickle
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 # Headless rendering for every test module, including those that import mujoco before real2sim.
 if not os.environ.get("DISPLAY"):
@@ -15,6 +20,47 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 SAMPLE_DATA = ROOT / "sample_data"
+
+T = TypeVar("T")
+
+
+def shared_dir(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A folder of this test run that every xdist worker sees (the run's base temp folder, above the workers'
+    own); a fresh temporary folder without xdist."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return tmp_path_factory.mktemp(name)
+    path = tmp_path_factory.getbasetemp().parent / "shared" / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def run_once(tmp_path_factory: pytest.TempPathFactory, name: str, compute: Callable[[Path], T]) -> T:
+    """``compute(folder)`` once per test run for a session fixture that several test files use: under xdist the
+    first worker to ask computes it in a shared folder and pickles its value, the others wait for it (a file lock)
+    and read the value back, so an expensive reconstruction or export is not repeated per worker. The value's
+    files are read-only to the tests, as a session fixture's always were."""
+    root = shared_dir(tmp_path_factory, name)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return compute(root)
+    with _locked(root.parent / f"{name}.lock"):
+        done = root / "value.pickle"
+        if done.is_file():
+            return pickle.loads(done.read_bytes())
+        value = compute(root / "out")
+        tmp = root / "value.pickle.tmp"
+        tmp.write_bytes(pickle.dumps(value))
+        tmp.replace(done)
+        return value
 
 
 @pytest.fixture(scope="session")
@@ -32,3 +78,10 @@ def sample_data() -> Path:
         "sample_data/ is committed; regenerate it if missing"
     )
     return SAMPLE_DATA
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker per core this process may use, at most 4 (each worker holds Open3D, MuJoCo and a
+    scene in memory, and the tests' own stages use the cores too)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, 4))

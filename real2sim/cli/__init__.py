@@ -9,7 +9,7 @@ import click
 
 from real2sim import __version__
 from real2sim.errors import NotBuiltError, Real2SimError
-from real2sim.progress import configure, console
+from real2sim.progress import configure
 
 
 class _Main(click.Group):
@@ -72,6 +72,11 @@ def main() -> None:
 
 def echo_summary(text: str) -> None:
     """Print a result summary to stdout (tables and lines meant for the user, not logs)."""
-    from rich.console import Console
+    from real2sim.progress import get_console
 
-    Console().print(text) if console.is_terminal else click.echo(text)
+    if get_console().is_terminal:
+        from rich.console import Console
+
+        Console().print(text)
+    else:
+        click.echo(text)

@@ -47,10 +47,12 @@ from real2sim.cli.options import Opt, build, options
 @click.option("--json", "as_json", is_flag=True, help="Print result.json to stdout.")
 def command(model: Path, as_json: bool, **params: Any) -> None:
     """Fit friction, inertia, actuator and delay parameters of MODEL to robot logs."""
+    cfg = build(CalibrateCfg, params, model=model)
+    cfg.validate()  # light: bad options and missing files are reported before the fit's libraries load
     from real2sim.calibration.run import run_calibrate
 
     out_dir = params["out_dir"]
-    res = run_calibrate(build(CalibrateCfg, params, model=model))
+    res = run_calibrate(cfg)
     if as_json:
         from real2sim.atomic import dumps_json
 

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from real2sim.cli.options import Opt, build, options
-from real2sim.pipeline.demo import DemoCfg
+from real2sim.pipeline.config import DemoCfg
 
 
 @click.command("demo")

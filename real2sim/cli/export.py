@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from real2sim.cli.inputs import check_path
 from real2sim.cli.options import Opt, build, options
 from real2sim.export.config import ExportCfg
 
@@ -32,6 +33,7 @@ from real2sim.export.config import ExportCfg
 )
 def command(**params: Any) -> None:
     """Export SCENE_DIR (scene.json + meshes/) to a validated sim package."""
+    check_path(params["scene_dir"], "any", "no such scene folder")
     from real2sim.cli import echo_summary
     from real2sim.export.package import run_export
 

@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import inspect
 import re
+import sys
 import textwrap
 import types
 import typing
@@ -45,17 +46,36 @@ class Opt:
 
 
 @functools.cache
+def _module_classes(path: str) -> dict[str, ast.ClassDef]:
+    """The top-level classes of the Python file at ``path`` by name (each file parsed once)."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    return {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+
+
+def _class_node(klass: type) -> ast.ClassDef | None:
+    """``klass``'s definition: from its module's file when it is defined at the top level, else its own source."""
+    path = getattr(sys.modules.get(klass.__module__), "__file__", None)
+    if path and path.endswith(".py") and klass.__qualname__ == klass.__name__:
+        node = _module_classes(path).get(klass.__name__)
+        if node is not None:
+            return node
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+    except (OSError, TypeError):
+        return None
+    return tree.body[0] if tree.body and isinstance(tree.body[0], ast.ClassDef) else None
+
+
+@functools.cache
 def field_docs(cls: type) -> dict[str, str]:
     """Each field's docstring (the string literal right after it in the class body), for ``cls`` and its bases."""
     docs: dict[str, str] = {}
     for klass in reversed(cls.__mro__):
         if not dataclasses.is_dataclass(klass):
             continue
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
-        except (OSError, TypeError):
-            continue
-        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        node = _class_node(klass)
+        body = node.body if node is not None else []
         for node, nxt in zip(body, body[1:], strict=False):
             if (
                 isinstance(node, ast.AnnAssign)
@@ -72,6 +92,12 @@ def first_sentence(doc: str) -> str:
     """The docstring's first sentence on one line, RST ``literals`` shown plain."""
     text = " ".join(doc.split()).replace("``", "")
     return re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+(?=[A-Z0-9])", text, maxsplit=1)[0]
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """``typing.get_type_hints(cls)``, evaluated once per class (each option reads one field's)."""
+    return typing.get_type_hints(cls)
 
 
 def _base(tp: Any) -> Any:
@@ -115,7 +141,7 @@ def option(cls: type, name: str, opt: Opt = Opt()) -> Callable[[F], F]:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     if name not in fields:
         raise KeyError(f"{cls.__name__} has no field {name!r}; fields: {', '.join(fields)}")
-    tp = _base(typing.get_type_hints(cls)[name])
+    tp = _base(_hints(cls)[name])
     default = _default(fields[name])
     flag = f"--{name.replace('_', '-')}"
     kw: dict[str, Any] = {"help": first_sentence(field_docs(cls).get(name, ""))}

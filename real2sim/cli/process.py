@@ -7,9 +7,10 @@ from typing import Any
 
 import click
 
+from real2sim.cli.inputs import check_path
 from real2sim.cli.options import Opt, options
 from real2sim.executor import ExecutorCfg
-from real2sim.pipeline.process import ProcessCfg
+from real2sim.pipeline.config import ProcessCfg
 
 
 @click.command("process")
@@ -28,6 +29,8 @@ def command(sessions: tuple[Path, ...], out_dir: Path, ray: str | None, **params
 
     With several sessions, OUT holds one sub-folder per session.
     """
+    for s in sessions:
+        check_path(s.resolve(), "dir", "no such session folder")
     from rich.console import Console
 
     from real2sim.pipeline.process import run_batch

@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
+from real2sim.cli.inputs import check_path
 from real2sim.cli.options import Opt, build, options
-from real2sim.recon.photos.run import PhotosReconCfg
-from real2sim.recon.photos.sfm import SfmCfg
+from real2sim.recon.photos.config import PhotosReconCfg, SfmCfg
 
 
 @click.command("photos")
@@ -33,6 +33,7 @@ from real2sim.recon.photos.sfm import SfmCfg
 @options(PhotosReconCfg, "dense", "splat", "poses_only", "object_only")
 def command(image_dir: Path, intrinsics: str | None, camera_model: str, **params: Any) -> None:
     """Reconstruct a scene from overlapping photos."""
+    check_path(image_dir, "dir", "no such image folder")
     from real2sim.cli import echo_summary
     from real2sim.recon.photos.run import run_recon_photos
     from real2sim.recon.photos.sfm import parse_intrinsics

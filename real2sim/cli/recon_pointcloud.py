@@ -7,8 +7,11 @@ from typing import Any
 
 import click
 
+from real2sim.cli.inputs import check_path
 from real2sim.cli.options import Opt, build, options
 from real2sim.recon.pointcloud.config import PointCloudReconCfg
+
+NOT_A_SCAN = "is a directory, not a point-cloud file (give the scan files inside it)"
 
 
 @click.command("pointcloud")
@@ -35,6 +38,8 @@ from real2sim.recon.pointcloud.config import PointCloudReconCfg
 )
 def command(files: tuple[Path, ...], **params: Any) -> None:
     """Reconstruct a scene (support + one watertight mesh per object) from point-cloud FILES."""
+    for f in files:
+        check_path(f, "file", "no such file", not_file=NOT_A_SCAN)
     from real2sim.cli import echo_summary
     from real2sim.recon.pointcloud.run import run_recon_pointcloud
 

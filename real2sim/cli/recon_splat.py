@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
+from real2sim.cli.inputs import check_path
 from real2sim.cli.options import Opt, build, options
-from real2sim.recon.splats.run import SplatReconCfg
+from real2sim.recon.splats.config import SplatReconCfg
 
 
 @click.command("splat")
@@ -16,6 +17,7 @@ from real2sim.recon.splats.run import SplatReconCfg
 @options(SplatReconCfg, "out_dir", "scale", "object_only", out_dir=Opt(("-o", "--out"), required=True))
 def command(splat_file: Path, **params: Any) -> None:
     """Reconstruct a scene from a 3DGS splat PLY (INRIA, nerfstudio or SuperSplat layout)."""
+    check_path(splat_file, "file", "no such splat file", not_file="is a directory, not a splat PLY file")
     from real2sim.cli import echo_summary
     from real2sim.recon.splats.run import run_recon_splat
 

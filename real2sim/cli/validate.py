@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from real2sim.cli.inputs import check_path
 from real2sim.cli.options import build, options
 from real2sim.export.config import ValidateCfg
 
@@ -19,6 +20,7 @@ from real2sim.export.config import ValidateCfg
 @click.pass_context
 def command(ctx: click.Context, pkg_dir: Path, as_json: bool, **params: Any) -> None:
     """Compile, load and step the package in PKG_DIR and report every check."""
+    check_path(pkg_dir, "dir", "no such package folder")
     from real2sim.atomic import dumps_json
     from real2sim.export.validate import validate_package
 

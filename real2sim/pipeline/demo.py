@@ -11,20 +11,9 @@ from typing import Any
 import numpy as np
 
 from real2sim.matching import match_pairs
-from real2sim.pipeline.process import ProcessCfg, ProcessResult, run_process
+from real2sim.pipeline.config import DemoCfg, ProcessCfg
+from real2sim.pipeline.process import ProcessResult, run_process
 from real2sim.pipeline.summary import CalibrationSummary, ObjectSummary, PackageSummary, SceneSummary
-
-
-@dataclass(frozen=True)
-class DemoCfg:
-    out_dir: Path = Path("demo_out")
-    """Where the scene, package and calibration go."""
-    sample_dir: Path | None = None
-    """The sample session; None = ``./sample_data``, else the checkout's, else generated into the user cache."""
-    workers: int = 0
-    """Worker processes (0 = one per core)."""
-    force: bool = True
-    """Run every stage even if a previous demo left reusable results."""
 
 
 def find_sample_data(explicit: Path | None = None) -> Path:

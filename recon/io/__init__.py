@@ -5,10 +5,35 @@ their invalid points as NaN rows, so row ``i`` is the ``i``-th point of the file
 :class:`~real2sim.errors.InputError` naming it.
 
 Point clouds: ``read_points`` (``points.py``) dispatches on the suffix to ``ply``, ``pcd``, ``text``, ``npy``,
-``kitti``, ``las`` and ``e57``. Gaussian splats: ``splat.py``.
+``kitti``, ``las`` and ``e57``. Gaussian splats: ``splat.py``. The names below load on first use (numpy and the
+readers are not imported by ``units.py``'s users).
 """
 
-from real2sim.recon.io.cloud import PointCloud, merge_clouds
-from real2sim.recon.io.points import SUFFIXES, UNITS, Units, read_points, unit_scale
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from real2sim.recon.io.units import UNITS, Units
+
+if TYPE_CHECKING:
+    from real2sim.recon.io.cloud import PointCloud, merge_clouds
+    from real2sim.recon.io.points import SUFFIXES, read_points, unit_scale
 
 __all__ = ["SUFFIXES", "UNITS", "PointCloud", "Units", "merge_clouds", "read_points", "unit_scale"]
+
+_LAZY = {
+    "PointCloud": "real2sim.recon.io.cloud",
+    "merge_clouds": "real2sim.recon.io.cloud",
+    "SUFFIXES": "real2sim.recon.io.points",
+    "read_points": "real2sim.recon.io.points",
+    "unit_scale": "real2sim.recon.io.points",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 
@@ -17,10 +16,8 @@ from real2sim.recon.io.npy import read_npy
 from real2sim.recon.io.pcd import read_pcd
 from real2sim.recon.io.ply import iter_ply_vertices, ply_vertex_layout, read_ply
 from real2sim.recon.io.text import read_text
+from real2sim.recon.io.units import UNITS, Units
 
-Units = Literal["m", "cm", "mm"]
-"""What one file unit is: metres, centimetres or millimetres."""
-UNITS: dict[str, float] = {"m": 1.0, "cm": 0.01, "mm": 0.001}
 SUFFIXES = (".ply", ".pcd", ".xyz", ".pts", ".txt", ".npy", ".bin", ".las", ".laz", ".e57")
 
 

@@ -15,74 +15,21 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
-from real2sim.errors import ConfigError, StageError
+from real2sim.errors import StageError
 from real2sim.progress import progress
 from real2sim.recon.io import PointCloud
+from real2sim.recon.photos.config import MvsCfg
 from real2sim.recon.photos.sfm import SfmResult, read_image
 from real2sim.recon.photos.stereo import depth_from_pair, in_depth_map, stereo_pairs, views_of
 
 log = logging.getLogger(__name__)
 
 CUDA_MISSING = "dense 'cuda' needs pycolmap built with CUDA (PatchMatch stereo); this pycolmap is CPU-only: use --dense cpu"
-
-
-@dataclass(frozen=True)
-class MvsCfg:
-    """Options of the dense stage."""
-
-    min_angle_deg: float = 3.0
-    """Smallest triangulation angle [deg] (median over shared sparse points) of a stereo partner."""
-    max_angle_deg: float = 20.0
-    """Largest triangulation angle [deg] of a stereo partner (wider pairs match poorly)."""
-    max_forward_deg: float = 25.0
-    """Largest angle [deg] between a pair's baseline and either image plane (forward motion rectifies badly)."""
-    min_shared_points: int = 30
-    """Fewest sparse points a stereo partner must share with the reference view."""
-    block_size: int = 7
-    """SGBM matching block side [px] (odd)."""
-    uniqueness: int = 10
-    """SGBM uniqueness ratio [%]: the best match must beat the second best by this margin."""
-    voxel: float | None = None
-    """TSDF voxel [m]; None: the footprint of 1.5 pixels at the median sparse depth."""
-    trunc_voxels: float = 4.0
-    """TSDF truncation distance in voxels."""
-    max_views: int = 0
-    """Reference views used (evenly spread); 0: all registered views."""
-    min_texture: float = 1.0
-    """Grey-level standard deviation in a matching block below which a pixel counts as textureless (no depth); low
-    enough to keep the faint grain of a white table."""
-    min_weight: float = 2.0
-    """Fused points keep voxels observed by at least this many depth maps (TSDF weight)."""
-    max_disparities: int = 256
-    """Widest disparity search [px] (a multiple of 16)."""
-    max_image_size: int = 1024
-    """Images are downscaled for dense stereo so the longer side is at most this [px]; 0: full size."""
-
-    def validate(self) -> MvsCfg:
-        if not 0 < self.min_angle_deg < self.max_angle_deg < 90:
-            raise ConfigError("mvs: 0 < min_angle_deg < max_angle_deg < 90 required")
-        if self.block_size < 1 or self.block_size % 2 == 0:
-            raise ConfigError(f"mvs: block_size must be odd and >= 1, got {self.block_size}")
-        if self.voxel is not None and not self.voxel > 0:
-            raise ConfigError(f"mvs: voxel must be > 0, got {self.voxel}")
-        if (
-            self.trunc_voxels < 1
-            or self.max_views < 0
-            or self.min_shared_points < 5
-            or self.max_disparities % 16
-            or self.max_image_size < 0
-        ):
-            raise ConfigError(
-                "mvs: trunc_voxels >= 1, max_views >= 0, min_shared_points >= 5, max_disparities % 16 == 0, "
-                "max_image_size >= 0 required"
-            )
-        return self
 
 
 def dense_points_cpu(

@@ -9,83 +9,25 @@ with ``splat`` also ``nerfstudio/`` (``transforms.json`` + images).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 
 from real2sim.atomic import output_dir, write_json
-from real2sim.errors import ConfigError, NotBuiltError
+from real2sim.errors import NotBuiltError
 from real2sim.provenance import Provenance
+from real2sim.recon.photos.config import PhotosReconCfg
 from real2sim.recon.photos.marker import (
     ScaleEstimate,
     load_known_distance,
     scale_from_known_distance,
     scale_from_marker,
 )
-from real2sim.recon.photos.mvs import MvsCfg
-from real2sim.recon.photos.sfm import SfmCfg, SfmResult, run_sfm
+from real2sim.recon.photos.sfm import SfmResult, run_sfm
 from real2sim.scene import Scene, write_scene_into
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class PhotosReconCfg:
-    """Options of ``real2sim recon photos``."""
-
-    image_dir: Path = Path()
-    """Folder of overlapping photos (jpg/png/tif) of the scene."""
-    out_dir: Path | None = None
-    """Scene folder to write; ``None``: return the result only."""
-    sfm: SfmCfg = field(default_factory=SfmCfg)
-    """Structure-from-motion options (camera model, known intrinsics, matching, mapper)."""
-    marker_size: float | None = None
-    """Side [m] of the printed marker's black square; ``None``: no marker (scale stays 1 SfM unit = 1 m)."""
-    marker_dictionary: str = "DICT_4X4_50"
-    """OpenCV dictionary of the marker (ArUco ``DICT_*`` or ``DICT_APRILTAG_*``)."""
-    marker_id: int = 0
-    """Id of the marker."""
-    scale: float | None = None
-    """Known metres per SfM unit (overrides the marker and a known distance)."""
-    assumed_distance: float = 0.4
-    """Without a scale (marker, known distance, ``scale``): the median camera-to-scene distance [m] assumed, so the
-    scene stage's metric options apply; sizes are then approximate and a warning says so."""
-    known_distance: Path | None = None
-    """TOML file with a known distance [m] between two points marked in two or more photos each
-    (``marker.load_known_distance``); overrides the marker."""
-    dense: Literal["auto", "cpu", "cuda"] = "auto"
-    """Dense geometry: cuda (COLMAP PatchMatch, needs a CUDA pycolmap), cpu (rectified-pair SGBM + TSDF fusion),
-    or auto (cuda when available)."""
-    mvs: MvsCfg = field(default_factory=MvsCfg)
-    """Options of the CPU dense path."""
-    splat: bool = False
-    """Also write a nerfstudio dataset and train splatfacto when nerfstudio is installed."""
-    poses_only: bool = False
-    """Stop after SfM (cameras.json only)."""
-    object_only: bool = False
-    """One object, no support in view."""
-
-    def validate(self) -> PhotosReconCfg:
-        if self.marker_size is not None and not self.marker_size > 0:
-            raise ConfigError(f"marker size must be > 0 m; got {self.marker_size}")
-        if not self.assumed_distance > 0:
-            raise ConfigError(f"assumed distance must be > 0 m; got {self.assumed_distance}")
-        if self.scale is not None and not self.scale > 0:
-            raise ConfigError(f"scale must be > 0; got {self.scale}")
-        if self.dense not in ("auto", "cpu", "cuda"):
-            raise ConfigError(f"dense must be auto|cpu|cuda; got {self.dense!r}")
-        if self.dense == "cuda":
-            import pycolmap
-
-            if not pycolmap.has_cuda:
-                raise ConfigError(
-                    "--dense cuda needs pycolmap built with CUDA (this one is CPU-only); use --dense cpu"
-                )
-        self.sfm.validate()
-        self.mvs.validate()
-        return self
 
 
 @dataclass(frozen=True, eq=False)

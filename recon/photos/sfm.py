@@ -17,76 +17,12 @@ import numpy as np
 
 from real2sim.errors import ConfigError, InputError, StageError
 from real2sim.recon.photos.align import orbit_warning
+from real2sim.recon.photos.config import SfmCfg
 from real2sim.recon.photos.features import db_stats, extract_and_match
 
 log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".webp")
-
-
-@dataclass(frozen=True)
-class SfmCfg:
-    """Options of the SfM stage."""
-
-    camera_model: str = "SIMPLE_RADIAL"
-    """COLMAP camera model (SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL, OPENCV, ...)."""
-    intrinsics: tuple[float, ...] | None = None
-    """Known camera parameters in ``camera_model``'s order (e.g. PINHOLE: fx, fy, cx, cy [px]); kept fixed."""
-    shared_intrinsics: bool | None = None
-    """One camera for all images (True), one per image (False); None: one per image size and EXIF camera setting
-    (make, model, focal length; an EXIF focal length is the camera's prior)."""
-    matching: Literal["auto", "exhaustive", "sequential"] = "auto"
-    """auto: exhaustive up to ``exhaustive_max`` images, sequential (video frames in name order) above."""
-    exhaustive_max: int = 150
-    """Largest set matched exhaustively under ``matching="auto"``."""
-    mapper: Literal["auto", "global", "incremental"] = "auto"
-    """global: global (GLOMAP) first, incremental as fallback when it fails or leaves images unregistered;
-    incremental: incremental first, global when it fails or registers under half of the images; auto: incremental
-    up to ``incremental_max`` images (robust on small sets with repeated texture), global above."""
-    incremental_max: int = 300
-    """Largest set mapped incrementally first under ``mapper="auto"``."""
-    max_features: int = 2048
-    """SIFT features per image."""
-    max_image_size: int = 1600
-    """Images are downscaled for SIFT so the longer side is at most this [px]."""
-    first_octave: int | None = None
-    """SIFT's first octave: 0 as is, -1 on the doubled image; None: 0, then -1 if too few keypoints."""
-    min_features: int = 1500
-    """Median keypoints per image below which ``first_octave=None`` re-extracts on the doubled image."""
-    min_images: int = 3
-    """Fewer images than this is an input error."""
-    device: Literal["auto", "cpu", "cuda"] = "cpu"
-    """Where SIFT runs (cuda needs a CUDA build of pycolmap)."""
-    num_threads: int = 2
-    """CPU threads of feature extraction and matching (mapping and bundle adjustment always run on one thread)."""
-    seed: int = 0
-    """Random seed for RANSAC and mapping (deterministic results)."""
-
-    def validate(self) -> None:
-        import pycolmap
-
-        try:
-            model = pycolmap.CameraModelId(getattr(pycolmap.CameraModelId, self.camera_model))
-        except AttributeError:
-            raise ConfigError(
-                f"unknown camera model {self.camera_model!r} (COLMAP names, e.g. PINHOLE)"
-            ) from None
-        if self.intrinsics is not None:
-            n = len(pycolmap.Camera.create_from_model_id(0, model, 1.0, 100, 100).params)
-            if len(self.intrinsics) != n:
-                raise ConfigError(
-                    f"intrinsics for {self.camera_model} need {n} values, got {len(self.intrinsics)}"
-                )
-        if self.matching not in ("auto", "exhaustive", "sequential"):
-            raise ConfigError(f"matching must be auto|exhaustive|sequential, got {self.matching!r}")
-        if self.mapper not in ("auto", "global", "incremental"):
-            raise ConfigError(f"mapper must be auto|global|incremental, got {self.mapper!r}")
-        if self.device not in ("auto", "cpu", "cuda"):
-            raise ConfigError(f"device must be auto|cpu|cuda, got {self.device!r}")
-        if self.device == "cuda" and not pycolmap.has_cuda:
-            raise ConfigError("device 'cuda' needs a CUDA build of pycolmap (this one is CPU-only)")
-        if self.min_images < 2 or self.max_features < 100 or self.num_threads < 1:
-            raise ConfigError("min_images >= 2, max_features >= 100 and num_threads >= 1 are required")
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from real2sim.errors import ConfigError
-from real2sim.recon.io import UNITS, Units
+from real2sim.recon.io.units import UNITS, Units
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,8 @@ class PointCloudReconCfg:
 
     def origin_m(self) -> np.ndarray | None:
         """``sensor_origin`` in metres, or ``None`` when not given."""
+        import numpy as np
+
         return (
             np.asarray(self.sensor_origin, dtype=np.float64) * UNITS[self.units]
             if self.sensor_origin

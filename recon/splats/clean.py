@@ -4,49 +4,13 @@ into oriented surface samples (centre + the axis of least extent as the normal) 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import trimesh
 from scipy.spatial import cKDTree
 
-from real2sim.errors import ConfigError, StageError
+from real2sim.errors import StageError
 from real2sim.recon.io.splat import GaussianSplat
-
-
-@dataclass(frozen=True)
-class SplatCleanCfg:
-    """Which Gaussians count as surface."""
-
-    min_opacity: float = 0.5
-    """Gaussians more transparent than this (activated opacity) are dropped."""
-    max_scale_ratio: float = 10.0
-    """Gaussians whose largest axis exceeds this multiple of the median largest axis are dropped (oversized)."""
-    max_scale_extent: float = 0.1
-    """... or exceeds this fraction of the splat's robust extent (the 1-99 % range of the centres)."""
-    outlier_neighbors: int = 16
-    """Floaters: neighbours considered for the statistical outlier test (0 turns it off)."""
-    outlier_std: float = 3.0
-    """Floaters: mean neighbour distance above mean + this many std."""
-    min_cluster_fraction: float = 0.02
-    """Floaters: connected groups of Gaussians holding less than this share of the kept ones are dropped."""
-    drop_hidden: bool = True
-    """Drop Gaussians that are invisible from every direction outside the splat (``visible_mask``): interior
-    Gaussians that training left behind the surface (segmented scenes; a solid object keeps them, inside it)."""
-    hidden_transmittance: float = 0.5
-    """A Gaussian is visible when some ray from it to the outside keeps at least this transmittance."""
-
-    def validate(self) -> None:
-        if not 0 <= self.min_opacity < 1:
-            raise ConfigError(f"min_opacity must be in [0, 1); got {self.min_opacity}")
-        if self.max_scale_ratio <= 1 or not 0 < self.max_scale_extent <= 1:
-            raise ConfigError("max_scale_ratio must be > 1 and max_scale_extent in (0, 1]")
-        if self.outlier_neighbors < 0 or self.outlier_std <= 0 or not 0 <= self.min_cluster_fraction < 1:
-            raise ConfigError(
-                "outlier_neighbors >= 0, outlier_std > 0, min_cluster_fraction in [0, 1) required"
-            )
-        if not 0 < self.hidden_transmittance < 1:
-            raise ConfigError(f"hidden_transmittance must be in (0, 1); got {self.hidden_transmittance}")
+from real2sim.recon.splats.config import SplatCleanCfg
 
 
 def clean_mask(splat: GaussianSplat, cfg: SplatCleanCfg = SplatCleanCfg()) -> np.ndarray:

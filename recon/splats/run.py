@@ -8,64 +8,25 @@ point-cloud path (``points_to_scene``: support plane, segmentation, per-object m
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from real2sim.errors import ConfigError, StageError
+from real2sim.errors import StageError
 from real2sim.provenance import Provenance
 from real2sim.recon.io.splat import GaussianSplat, read_splat
 from real2sim.recon.splats.clean import (
-    SplatCleanCfg,
     clean_mask,
     colour_mesh,
     decimate_closed,
     surface_samples,
 )
+from real2sim.recon.splats.config import SplatReconCfg
 from real2sim.recon.splats.solid import splat_solid_mesh
 from real2sim.scene import Scene, SceneObject, Support, save_scene
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class SplatReconCfg:
-    """Options of ``real2sim recon splat``."""
-
-    input: Path = field(default=Path(), metadata={"hashed_path": True})
-    """The splat PLY (INRIA 3DGS, nerfstudio ns-export or SuperSplat uncompressed layout)."""
-    out_dir: Path | None = None
-    """Scene folder to write; ``None``: return the scene only."""
-    scale: float | None = None
-    """Metres per splat unit (splats have no inherent scale); ``None``: 1 (the splat is taken to be metric)."""
-    object_only: bool = False
-    """One object with no support in view (e.g. a splat cropped to the object)."""
-    clean: SplatCleanCfg = field(default_factory=SplatCleanCfg)
-    """Which Gaussians are kept as surface."""
-    mesh_max_cells: int = 128
-    """Meshing grid cells along the object's largest extent (segmented scenes: the point-cloud mesher)."""
-    object_cells: int = 160
-    """``object_only``: grid cells of the Gaussian-solid mesher along the object's largest extent."""
-    max_triangles: int = 20000
-    """Triangle budget per object mesh."""
-    density: float = 500.0
-    """Density [kg/m^3] of the objects."""
-
-    def validate(self) -> SplatReconCfg:
-        if self.scale is not None and not (np.isfinite(self.scale) and self.scale > 0):
-            raise ConfigError(f"scale must be a positive number of metres per splat unit; got {self.scale}")
-        if (
-            self.mesh_max_cells < 8
-            or self.object_cells < 8
-            or self.max_triangles < 12
-            or not self.density > 0
-        ):
-            raise ConfigError(
-                "mesh_max_cells >= 8, object_cells >= 8, max_triangles >= 12 and density > 0 are required"
-            )
-        self.clean.validate()
-        return self
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,6 +9,7 @@ import pytest
 import trimesh
 
 from real2sim.scene import Scene, SceneObject, Support
+from tests.conftest import run_once, shared_dir
 
 
 def at(x: float, y: float, z: float, yaw: float = 0.0) -> np.ndarray:
@@ -29,7 +30,9 @@ def l_shape() -> trimesh.Trimesh:
 
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("coacd_cache")
+    """One decomposition cache for the run, shared by the xdist workers (the cache is safe to share: entries are
+    content-addressed, written atomically and computed once under a lock)."""
+    return shared_dir(tmp_path_factory, "coacd_cache")
 
 
 @pytest.fixture(scope="session")
@@ -51,8 +54,8 @@ def synthetic_package(synthetic_scene, tmp_path_factory, cache_dir):
     from real2sim.export.config import ExportCfg
     from real2sim.export.package import export_scene
 
-    out = tmp_path_factory.mktemp("pkg") / "synth"
-    return export_scene(synthetic_scene, out, ExportCfg(workers=1, cache_dir=cache_dir))
+    cfg = ExportCfg(workers=1, cache_dir=cache_dir)
+    return run_once(tmp_path_factory, "pkg", lambda out: export_scene(synthetic_scene, out / "synth", cfg))
 
 
 @pytest.fixture(scope="session")
@@ -71,8 +74,11 @@ def osd12_package(shared_data, tmp_path_factory, cache_dir):
     from real2sim.recon.pointcloud.config import PointCloudReconCfg
     from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
-    out = tmp_path_factory.mktemp("osd12")
     pcd = shared_data / "pointclouds" / "osd_tabletop" / "test12.pcd"
-    scene = run_recon_pointcloud(PointCloudReconCfg(inputs=(pcd,), out_dir=out / "scene")).scene
     cfg = ExportCfg(cache_dir=cache_dir, formats=("mjcf", "urdf", "usd"))
-    return export_scene(scene, out / "package", cfg)
+
+    def build(out: Path):
+        scene = run_recon_pointcloud(PointCloudReconCfg(inputs=(pcd,), out_dir=out / "scene")).scene
+        return export_scene(scene, out / "package", cfg)
+
+    return run_once(tmp_path_factory, "osd12", build)

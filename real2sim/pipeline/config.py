@@ -1,0 +1,51 @@
+"""The options of ``real2sim process`` (``ProcessCfg``) and ``real2sim demo`` (``DemoCfg``). Light (no numerical
+library): the CLI's options read them; ``pipeline.process`` and ``pipeline.demo`` re-export them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from real2sim.errors import ConfigError
+
+STAGES = ("recon", "export", "calibrate")
+
+
+@dataclass(frozen=True)
+class ProcessCfg:
+    """What ``process`` runs and where it writes."""
+
+    session_dir: Path
+    """The capture session folder (DESIGN §5)."""
+    out_dir: Path
+    """Output folder (scene/, package/, calibration/, run.json)."""
+    stages: tuple[str, ...] = STAGES
+    """Stages to run, in order; a stage whose inputs the session lacks is skipped with a note."""
+    workers: int = 0
+    """Worker processes (0 = one per core): for the sessions of a batch, else for per-object work."""
+    force: bool = False
+    """Re-run stages even when their inputs and options are unchanged."""
+    calibration_max_windows: int | None = None
+    """Cap on multiple-shooting windows per calibration (None = all); a faster, coarser fit."""
+    calibration_package: bool = False
+    """Write the calibrated values into this run's package/ (its MJCF, URDF, USD and README), as calibrate --package."""
+
+    def validate(self) -> None:
+        bad = [s for s in self.stages if s not in STAGES]
+        if bad:
+            raise ConfigError(f"unknown stage(s) {', '.join(bad)}; stages are {', '.join(STAGES)}")
+        if self.workers < 0:
+            raise ConfigError(f"--workers must be >= 0, got {self.workers}")
+
+
+@dataclass(frozen=True)
+class DemoCfg:
+    out_dir: Path = Path("demo_out")
+    """Where the scene, package and calibration go."""
+    sample_dir: Path | None = None
+    """The sample session; None = ``./sample_data``, else the checkout's, else generated into the user cache."""
+    workers: int = 0
+    """Worker processes (0 = one per core)."""
+    force: bool = True
+    """Run every stage even if a previous demo left reusable results."""
