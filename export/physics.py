@@ -93,7 +93,7 @@ def parse_given(
     ):
         opt = f"--{kind}"
         for pair in pairs:
-            name, sep, text = (s.strip() for s in str(pair).partition("="))
+            name, sep, text = (s.strip() for s in str(pair).rpartition("="))
             if not sep or not name or not text:
                 raise OptionError(f"{opt}: expected NAME={UNITS[kind]}, got {pair!r}")
             if kind == "material":
