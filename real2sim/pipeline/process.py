@@ -274,8 +274,16 @@ def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, pkg_di
     from real2sim.export.package import export_scene
 
     name = sanitize_name(s.name)
+    known = object_options(s)
     cfg = ExportCfg(
-        scene_dir=scene_dir, out_dir=pkg_dir, name=name, workers=r.cfg.workers, **object_options(s)
+        scene_dir=scene_dir,
+        out_dir=pkg_dir,
+        name=name,
+        workers=r.cfg.workers,
+        mass=known["mass"],
+        density=known["density"],
+        friction=known["friction"],
+        material=known["material"],
     )
     key = stage_key("export", [scene_dir], hashed_options(cfg))
 

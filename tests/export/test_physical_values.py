@@ -136,6 +136,15 @@ def test_material_sets_density_and_friction_from_the_table(baseline, given):
             seen.setdefault(m.body(m.geom_bodyid[other]).name, set()).add(round(float(c.friction[0]), 9))
     assert seen["object_2"] == {rubber.friction} and seen["object_4"] == {0.8}, seen
 
+    pybullet = pytest.importorskip("pybullet")
+    cid = pybullet.connect(pybullet.DIRECT)
+    try:  # PyBullet reads the per-object URDF's mass and friction
+        body = pybullet.loadURDF(str(given / "urdf" / "object_2.urdf"), physicsClientId=cid)
+        info = pybullet.getDynamicsInfo(body, -1, physicsClientId=cid)
+        assert info[0] == pytest.approx(m.body("object_2").mass[0], rel=2e-5) and info[1] == rubber.friction
+    finally:
+        pybullet.disconnect(physicsClientId=cid)
+
     pytest.importorskip("pxr", reason="usd-core is not installed")
     from pxr import Usd, UsdPhysics
 
