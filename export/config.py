@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from real2sim.errors import ConfigError
+from real2sim.export.physics import Given, parse_given
 
 Format = Literal["mjcf", "urdf", "usd"]
 FORMATS: tuple[Format, ...] = ("mjcf", "urdf", "usd")
@@ -141,6 +142,17 @@ class ExportCfg:
     """Decomposition cache; None = ``default_cache_dir()`` (``$REAL2SIM_CACHE`` overrides)."""
     render: bool = True
     """Write PNG renders of each object's visual mesh beside its collision geometry (MuJoCo offscreen, EGL)."""
+    mass: tuple[str, ...] = ()
+    """Weighed mass of an object, ``NAME=KG`` (repeatable; NAME: its scene or body name): inertia scales to it
+    (full tensor, from the mesh volume)."""
+    density: tuple[str, ...] = ()
+    """Density of an object, ``NAME=KG_PER_M3`` (repeatable), instead of the scene's."""
+    friction: tuple[str, ...] = ()
+    """Sliding friction of an object, ``NAME=MU`` (repeatable), instead of the scene's or its material's."""
+    material: tuple[str, ...] = ()
+    """Material of an object, ``NAME=MATERIAL`` (repeatable): density and friction from the table
+    (``export/materials.py``: wood, plastic, steel, aluminium, glass, ceramic, cardboard, rubber, foam); a given
+    mass, density or friction wins over it."""
     timestep: float = 0.002
     """MuJoCo time step [s] written into the model."""
     strict: bool = False
@@ -181,6 +193,12 @@ class ExportCfg:
         if not 0 < self.timestep <= 0.01:
             raise ConfigError(f"timestep must be in (0, 0.01] s, got {self.timestep}")
         self.validate_cfg.validate()
+        self.given()
+
+    def given(self) -> dict[str, Given]:
+        """The per-object values of ``mass``, ``density``, ``friction`` and ``material`` (``OptionError`` naming
+        the option on a bad one)."""
+        return parse_given(self.mass, self.density, self.friction, self.material)
 
 
 def collision_options(cfg: ExportCfg) -> dict[str, object]:

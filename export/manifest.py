@@ -17,9 +17,47 @@ MANIFEST_FILE = "export.json"
 
 
 @dataclass(frozen=True)
+class PhysicalValue:
+    """A physical value of an object and where it came from (``physics.SOURCES``: default, scene, weighed, given,
+    material:<name>, fitted)."""
+
+    value: float | tuple[float, ...]
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        v = list(self.value) if isinstance(self.value, tuple) else self.value
+        return {"value": v, "source": self.source}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> PhysicalValue:
+        v = d["value"]
+        return PhysicalValue(
+            tuple(float(x) for x in v) if isinstance(v, list) else float(v), str(d["source"])
+        )
+
+
+def _round(x: float) -> float:
+    return float(f"{float(x):.12g}")
+
+
+def physical_values(
+    mass: float, density: float, friction: tuple[float, ...], mass_source: str, friction_source: str
+) -> dict[str, PhysicalValue]:
+    """An object's ``physics``: mass [kg] and density [kg/m^3] (one source: one follows from the other and the mesh
+    volume) and friction (sliding, torsional, rolling)."""
+    return {
+        "mass": PhysicalValue(_round(mass), mass_source),
+        "density": PhysicalValue(_round(density), mass_source),
+        "friction": PhysicalValue(tuple(_round(f) for f in friction), friction_source),
+    }
+
+
+@dataclass(frozen=True)
 class ManifestObject:
     """One object of the package. ``name``: its body; ``label``: its name in the scene. ``mass`` [kg], ``collision``
-    (a primitive's kind or ``"<n> hulls"``) and ``warnings`` go to the README only (None / empty when read back)."""
+    (a primitive's kind or ``"<n> hulls"``) and ``warnings`` go to the README only (None / empty when read back);
+    ``physics`` (mass, density, friction with their sources) is also in ``export.json``, where a later tool (the
+    calibrate write-back) updates it."""
 
     name: str
     label: str
@@ -27,6 +65,18 @@ class ManifestObject:
     mass: float | None = None
     collision: str = ""
     warnings: tuple[str, ...] = ()
+    physics: dict[str, PhysicalValue] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "label": self.label, "role": self.role}
+        if self.physics:
+            d["physics"] = {k: v.to_json() for k, v in self.physics.items()}
+        return d
+
+    @staticmethod
+    def from_json(o: dict[str, Any]) -> ManifestObject:
+        physics = {k: PhysicalValue.from_json(v) for k, v in o.get("physics", {}).items()}
+        return ManifestObject(o["name"], o.get("label", o["name"]), o["role"], physics=physics)
 
 
 @dataclass(frozen=True)
@@ -44,12 +94,13 @@ class PackageManifest:
     options: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
-        """The text of ``export.json``: what validation needs (name, budget, objects' name, label, role)."""
+        """The text of ``export.json``: what validation needs (name, budget, objects' name, label, role) and each
+        object's physical values with their sources."""
         return dumps_json(
             {
                 "name": self.name,
                 "budget": {"max_hulls": self.max_hulls, "max_hull_vertices": self.max_hull_vertices},
-                "objects": [{"name": o.name, "label": o.label, "role": o.role} for o in self.objects],
+                "objects": [o.to_json() for o in self.objects],
             }
         )
 
@@ -65,9 +116,7 @@ class PackageManifest:
                 name=d["name"],
                 max_hulls=int(d["budget"]["max_hulls"]),
                 max_hull_vertices=int(d["budget"]["max_hull_vertices"]),
-                objects=tuple(
-                    ManifestObject(o["name"], o.get("label", o["name"]), o["role"]) for o in d["objects"]
-                ),
+                objects=tuple(ManifestObject.from_json(o) for o in d["objects"]),
                 urdf=(Path(pkg_dir) / f"{d['name']}.urdf").is_file(),
             )
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:

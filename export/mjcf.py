@@ -72,6 +72,9 @@ def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: E
     col = spec.add_default("collision", spec.default)
     col.geom.group = 3
     col.geom.condim = 4
+    col.geom.priority = (
+        1  # an object's friction is its contact's with the support (else MuJoCo takes the larger)
+    )
     col.geom.rgba = [0.5, 0.6, 0.9, 0.6]
 
     c, q, h = support_box(support, objects)

@@ -17,8 +17,9 @@ from real2sim.errors import ConfigError, StageError
 from real2sim.executor import ExecutorCfg, run_map
 from real2sim.export.collision.coacd import coacd_threads
 from real2sim.export.config import ExportCfg, collision_options
-from real2sim.export.manifest import MANIFEST_FILE, ManifestObject, PackageManifest
+from real2sim.export.manifest import MANIFEST_FILE, ManifestObject, PackageManifest, physical_values
 from real2sim.export.objio import obj_text
+from real2sim.export.physics import ObjectPhysics, check_names, resolve_physics
 from real2sim.export.prepare import ObjectJob, PlacedObject, prepare_object
 from real2sim.export.settle import drop_onto_support, presettle
 from real2sim.export.usd import without_usd_if_missing
@@ -75,9 +76,14 @@ def _write_engine_files(folder: Path, name: str, placed: list[PlacedObject], sup
 
 
 def _manifest(
-    name: str, placed: list[PlacedObject], inputs: dict[str, str], cfg: ExportCfg
+    name: str,
+    placed: list[PlacedObject],
+    physics: list[ObjectPhysics],
+    inputs: dict[str, str],
+    cfg: ExportCfg,
 ) -> PackageManifest:
-    """The package's manifest: its objects, the inputs' hashes, tool versions and the options that shaped it."""
+    """The package's manifest: its objects (with their physical values and sources), the inputs' hashes, tool
+    versions and the options that shaped it."""
     objects = tuple(
         ManifestObject(
             p.name,
@@ -86,8 +92,11 @@ def _manifest(
             p.obj.mass.mass,
             c.primitive.kind if (c := p.obj.collision).primitive is not None else f"{len(c.hulls)} hulls",
             tuple(p.obj.warnings),
+            physical_values(
+                p.obj.mass.mass, p.obj.mass.density, p.friction, ph.mass_source, ph.friction_source
+            ),
         )
-        for p in placed
+        for p, ph in zip(placed, physics, strict=True)
     )
     options = {
         "name": name,
@@ -121,9 +130,13 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
     taken: set[str] = {"support", "floor", "world", name}
     executor = ExecutorCfg(workers=cfg.workers)
     threads = coacd_threads(executor.pool_size(len(scene.objects)))
+    bodies = [sanitize_name(o.name, taken) for o in scene.objects]
+    given = cfg.given()
+    check_names(given, scene.objects, bodies)
+    physics = [resolve_physics(o, b, given) for o, b in zip(scene.objects, bodies, strict=True)]
     jobs = [
-        ObjectJob(sanitize_name(o.name, taken), o.name, o.mesh, o.density, o.mass, o.rgba, cfg, threads)
-        for o in scene.objects
+        ObjectJob(b, o.name, o.mesh, ph.density, ph.mass, o.rgba, cfg, threads)
+        for o, b, ph in zip(scene.objects, bodies, physics, strict=True)
     ]
     with _timed("objects"):
         prepared = run_map(prepare_object, jobs, executor, label="preparing objects")
@@ -132,18 +145,18 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
             log.info("timing %s %.4f", f"object {p.name} {stage}", secs)
     top = scene.support.top_height()
     placed = []
-    for o, p in zip(scene.objects, prepared, strict=True):
+    for o, p, ph in zip(scene.objects, prepared, physics, strict=True):
         t = np.asarray(o.world_from_object, dtype=np.float64)
         if o.role == "dynamic":
             t = drop_onto_support(p, t, top)
-        placed.append(PlacedObject(p, o.name, o.role, tuple(float(x) for x in o.friction), t))
+        placed.append(PlacedObject(p, o.name, o.role, ph.friction, t))
     for p in prepared:
         for w in p.warnings:
             log.warning(w)
     inputs = dict(scene.provenance.inputs)
     for j in jobs:
         inputs[f"mesh of {j.label}"] = sha256_bytes(mesh_to_ply_bytes(j.mesh))
-    manifest = _manifest(name, placed, inputs, cfg)
+    manifest = _manifest(name, placed, physics, inputs, cfg)
     vcfg = replace(
         cfg.validate_cfg, max_hulls=cfg.max_hulls, max_hull_vertices=cfg.max_hull_vertices, strict=cfg.strict
     )

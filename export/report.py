@@ -6,11 +6,13 @@ import html
 
 from real2sim.export.loading import engine_files_md, loading_md
 from real2sim.export.manifest import PackageManifest
+from real2sim.export.physics import SOURCES
 from real2sim.results import Check
 
 STEPS = (
     "repair each object mesh to a watertight manifold (trimesh clean-up, pymeshfix hole filling)",
-    "mass, centre of mass and full inertia tensor from the watertight mesh and the density or given mass",
+    "mass, centre of mass and full inertia tensor from the watertight mesh and the given mass, density or material "
+    "(else the scene's density): see Physical properties",
     "visual mesh: quadric decimation to the face budget (Open3D), vertex colours kept",
     "collision: the mesh's own convex hull if the mesh is convex and the hull within the vertex budget, else a "
     "primitive where one fits within tolerance, else CoACD on the decimated mesh within the hull budget",
@@ -67,6 +69,7 @@ def readme_md(info: PackageManifest, checks: tuple[Check, ...]) -> str:
         lines.append(
             f"| `{o.name}` | {o.label} | {o.role} | {o.mass:.6g} | {o.collision} | {'; '.join(o.warnings) or '-'} |"
         )
+    lines += physics_md(info)
     lines += ["", "## Steps", ""] + [f"{i + 1}. {s}" for i, s in enumerate(STEPS)]
     lines += ["", "## Options", "", "| option | value |", "|---|---|"]
     lines += [f"| {k} | `{v}` |" for k, v in info.options.items()]
@@ -75,6 +78,51 @@ def readme_md(info: PackageManifest, checks: tuple[Check, ...]) -> str:
     lines += ["", "## Checks", "", "| check | result | detail |", "|---|---|---|"]
     lines += [f"| {c.name} | {'pass' if c.passed else 'FAIL'} | {c.detail} |" for c in checks]
     return "\n".join(lines) + "\n"
+
+
+PHYSICS_HEADER = ("body", "mass [kg]", "from", "density [kg/m^3]", "from", "friction (sliding)", "from")
+
+
+def physics_rows(info: PackageManifest) -> list[tuple[str, ...]]:
+    """One row per object: mass, density and sliding friction, each with its source (``PHYSICS_HEADER``)."""
+    rows = []
+    for o in info.objects:
+        ph = o.physics
+        if not ph:
+            continue
+        fr = ph["friction"].value
+        rows.append(
+            (
+                o.name,
+                f"{ph['mass'].value:.6g}",
+                ph["mass"].source,
+                f"{ph['density'].value:.6g}",
+                ph["density"].source,
+                f"{(fr[0] if isinstance(fr, tuple) else fr):.6g}",
+                ph["friction"].source,
+            )
+        )
+    return rows
+
+
+def physics_md(info: PackageManifest) -> list[str]:
+    """The README's "Physical properties" section: each object's values and where each came from."""
+    rows = physics_rows(info)
+    if not rows:
+        return []
+    out = [
+        "",
+        "## Physical properties",
+        "",
+        "Each value's source (also in `export.json`, `objects[].physics`): "
+        + "; ".join(f"`{k}`: {v}" for k, v in SOURCES.items())
+        + ".",
+        "",
+        "| " + " | ".join(PHYSICS_HEADER) + " |",
+        "|" + "---|" * len(PHYSICS_HEADER),
+    ]
+    out += ["| " + " | ".join((f"`{r[0]}`", *r[1:])) + " |" for r in rows]
+    return out
 
 
 def report_html(info: PackageManifest, checks: tuple[Check, ...], renders: list[str]) -> str:
@@ -90,6 +138,9 @@ def report_html(info: PackageManifest, checks: tuple[Check, ...], renders: list[
         f"<td>{e(o.collision)}</td></tr>"
         for o in info.objects
     )
+    phys = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in physics_rows(info))
+    phys_head = "<tr>" + "".join(f"<th>{e(h)}</th>" for h in PHYSICS_HEADER) + "</tr>"
+    legend = "".join(f"<li><b>{e(k)}</b>: {e(v)}</li>" for k, v in SOURCES.items())
     imgs = "".join(
         f"<figure><img src='{e(r)}' width='480'><figcaption>{e(r)}</figcaption></figure>" for r in renders
     )
@@ -103,6 +154,7 @@ def report_html(info: PackageManifest, checks: tuple[Check, ...], renders: list[
         + ".ok td:nth-child(2){color:green}.bad td:nth-child(2){color:red}</style></head><body>\n"
         + f"<h1>{e(name)}</h1>\n<h2>Checks</h2><table>{rows}</table>\n<h2>Objects</h2><table>"
         + "<tr><th>body</th><th>source</th><th>role</th><th>mass [kg]</th><th>collision</th></tr>"
-        + f"{objs}</table>\n<h2>Renders (scene overview; each object: visual | collision)</h2>{imgs}\n<h2>Inputs</h2><table>{ins}</table>\n"
+        + f"{objs}</table>\n<h2>Physical properties</h2><table>{phys_head}{phys}</table><ul>{legend}</ul>\n"
+        + f"<h2>Renders (scene overview; each object: visual | collision)</h2>{imgs}\n<h2>Inputs</h2><table>{ins}</table>\n"
         + f"<h2>Options</h2><table>{opts}</table>\n<h2>Tools</h2><table>{tools}</table>\n</body></html>\n"
     )

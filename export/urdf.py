@@ -64,8 +64,8 @@ def urdf_xml(name: str, objects: list[PlacedObject], support: Support) -> str:
 
 
 def object_link(robot: ET.Element, o: PlacedObject, assets: str) -> ET.Element:
-    """The object's link: inertial (full tensor about the COM), visual (colour, texture) and collision geometry in
-    the object's frame; mesh paths under ``assets``."""
+    """The object's link: inertial (full tensor about the COM), contact (PyBullet's ``lateral_friction``: the sliding
+    friction), visual (colour, texture) and collision geometry in the object's frame; mesh paths under ``assets``."""
     n = o.name
     link = ET.SubElement(robot, "link", {"name": n})
     mp = o.obj.mass
@@ -85,6 +85,8 @@ def object_link(robot: ET.Element, o: PlacedObject, assets: str) -> ET.Element:
             )
         },
     )
+    contact = ET.SubElement(link, "contact")  # PyBullet's friction of the link (other engines ignore it)
+    ET.SubElement(contact, "lateral_friction", {"value": f"{float(o.friction[0]):.12g}"})
     vis = ET.SubElement(link, "visual", {"name": f"{n}_visual"})
     _origin(vis, np.zeros(3), np.eye(3))
     ET.SubElement(ET.SubElement(vis, "geometry"), "mesh", {"filename": f"{assets}/{o.visual_file()}"})

@@ -25,6 +25,10 @@ class ConfigError(Real2SimError):
     """An option or configuration value is invalid."""
 
 
+class OptionError(ConfigError):
+    """A command-line option's value is invalid: a usage error (CLI exit code 2); the message names the option."""
+
+
 class StageError(Real2SimError):
     """A stage ran but could not produce a trustworthy result (e.g. no support plane, a failing package)."""
 

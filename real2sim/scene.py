@@ -23,6 +23,7 @@ from real2sim.provenance import Provenance
 SCENE_VERSION = 1
 Role = Literal["dynamic", "static"]
 DEFAULT_FRICTION = (0.8, 0.005, 0.0001)  # MuJoCo order: sliding, torsional, rolling
+DEFAULT_DENSITY = 500.0  # kg/m^3
 
 
 def sanitize_name(name: str, taken: set[str] | None = None) -> str:
@@ -113,7 +114,7 @@ class SceneObject:
     world_from_object: np.ndarray = field(default_factory=lambda: np.eye(4))
     role: Role = "dynamic"
     mass: float | None = None
-    density: float | None = 500.0
+    density: float | None = DEFAULT_DENSITY
     friction: tuple[float, float, float] = DEFAULT_FRICTION
     rgba: tuple[float, float, float, float] | None = None
     source: str = ""

@@ -8,12 +8,13 @@ import traceback
 import click
 
 from real2sim import __version__
-from real2sim.errors import NotBuiltError, Real2SimError
+from real2sim.errors import NotBuiltError, OptionError, Real2SimError
 from real2sim.progress import configure
 
 
 class _Main(click.Group):
-    """Maps ``Real2SimError`` to one line and exit 1 (``NotBuiltError``: exit 2); tracebacks only with --debug."""
+    """Maps ``Real2SimError`` to one line and exit 1 (``NotBuiltError``, ``OptionError``: exit 2); tracebacks only
+    with --debug."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
@@ -24,7 +25,7 @@ class _Main(click.Group):
             if ctx.params.get("debug"):
                 raise
             click.echo(f"error: {exc}", err=True)
-            ctx.exit(2 if isinstance(exc, NotBuiltError) else 1)
+            ctx.exit(2 if isinstance(exc, (NotBuiltError, OptionError)) else 1)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)

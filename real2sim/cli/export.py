@@ -22,6 +22,10 @@ from real2sim.export.config import ExportCfg
     "max_hull_vertices",
     "refine_tolerance",
     "fidelity_tolerance",
+    "mass",
+    "density",
+    "friction",
+    "material",
     "support_hull",
     "strict",
     "workers",
@@ -30,6 +34,10 @@ from real2sim.export.config import ExportCfg
     out_dir=Opt(("-o", "--out"), required=True),
     formats=Opt(("--format",)),
     cache=Opt(("--cache/--no-cache",)),
+    mass=Opt(multiple=True, metavar="NAME=KG"),
+    density=Opt(multiple=True, metavar="NAME=KG_PER_M3"),
+    friction=Opt(multiple=True, metavar="NAME=MU"),
+    material=Opt(multiple=True, metavar="NAME=MATERIAL"),
 )
 def command(**params: Any) -> None:
     """Export SCENE_DIR (scene.json + meshes/) to a validated sim package."""

@@ -278,16 +278,47 @@ def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, pkg_di
     from real2sim.export.package import export_scene
 
     name = sanitize_name(s.name)
-    cfg = ExportCfg(scene_dir=scene_dir, out_dir=pkg_dir, name=name, workers=r.cfg.workers)
+    known = object_options(s)
+    cfg = ExportCfg(
+        scene_dir=scene_dir,
+        out_dir=pkg_dir,
+        name=name,
+        workers=r.cfg.workers,
+        mass=known["mass"],
+        density=known["density"],
+        friction=known["friction"],
+        material=known["material"],
+    )
     key = stage_key("export", [scene_dir], hashed_options(cfg))
 
     def work() -> PackageSummary:
         # the recon of this run hands its Scene over; a reused recon's scene is loaded from its folder
-        return PackageSummary.of(
-            export_scene(scene if scene is not None else load_scene(scene_dir), pkg_dir, cfg)
-        )
+        sc = scene if scene is not None else load_scene(scene_dir)
+        check_object_names(s, sc)
+        return PackageSummary.of(export_scene(sc, pkg_dir, cfg))
 
     r.run("export", pkg_dir, key, work)
+
+
+def object_options(s: Session) -> dict[str, tuple[str, ...]]:
+    """The session's ``[objects.NAME]`` values as ``ExportCfg``'s ``mass``, ``density``, ``friction`` and
+    ``material`` (``NAME=VALUE`` strings, as the export options take them)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for key in ("mass", "density", "friction", "material"):
+        vals = [(n, getattr(g, key)) for n, g in s.object_values.items()]
+        out[key] = tuple(f"{n}={v if isinstance(v, str) else repr(v)}" for n, v in vals if v is not None)
+    return out
+
+
+def check_object_names(s: Session, scene: Scene) -> None:
+    """``InputError`` on ``session.toml`` for an ``[objects.NAME]`` that names no object of the scene."""
+    from real2sim.export.physics import unknown_object
+
+    names = [o.name for o in scene.objects]
+    bodies = {sanitize_name(n) for n in names}
+    for n in s.object_values:
+        if n not in names and n not in bodies:
+            raise InputError(s.root / "session.toml", f"[objects.{n}]: {unknown_object(n, names)}")
 
 
 def _start_calibration(r: _Runner, s: Session) -> Background[CalibrationSummary] | None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from real2sim.errors import InputError
+from real2sim.export.physics import Given, material_problem, value_problem
 
 LIDAR_EXT = (".ply", ".pcd", ".las", ".laz", ".e57", ".xyz", ".pts", ".txt", ".npy", ".bin")
 IMAGE_EXT = (".jpg", ".jpeg", ".png", ".tif", ".tiff")
@@ -81,6 +82,8 @@ class Session:
     """Default density of reconstructed objects [kg/m^3]."""
     friction: float = 0.8
     """Default sliding friction of reconstructed objects."""
+    object_values: dict[str, Given] = field(default_factory=dict)
+    """Known values of single objects (``[objects.NAME]``: mass, density, friction, material), for export."""
     robot: RobotSpec | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -125,6 +128,39 @@ def _positive(section: dict[str, Any], key: str, name: str) -> float | None:
     if not v > 0:
         raise ValueError(f"{name}.{key} must be > 0, got {v}")
     return v
+
+
+OBJECT_KEYS = ("mass", "density", "friction", "material")
+
+
+def _object_values(objs: dict[str, Any]) -> dict[str, Given]:
+    """``[objects.NAME]`` tables (the sub-tables of ``[objects]``): each object's known values, checked."""
+    out = {}
+    for name, tbl in objs.items():
+        if not isinstance(tbl, dict):
+            continue
+        where = f"objects.{name}"
+        bad = [k for k in tbl if k not in OBJECT_KEYS]
+        if bad:
+            raise ValueError(f"{where}: unknown key {bad[0]!r} (keys: {', '.join(OBJECT_KEYS)})")
+        vals: dict[str, Any] = {}
+        for key in ("mass", "density", "friction"):
+            if key in tbl:
+                v = tbl[key]
+                if isinstance(v, bool) or not isinstance(v, int | float):
+                    raise ValueError(f"{where}.{key} must be a number, got {v!r}")
+                if (problem := value_problem(key, float(v))) is not None:
+                    raise ValueError(f"{where}.{key} = {v}: {problem}")
+                vals[key] = float(v)
+        if "material" in tbl:
+            m = tbl["material"]
+            if not isinstance(m, str) or (problem := material_problem(m)) is not None:
+                raise ValueError(f"{where}.material: {material_problem(str(m))}")
+            vals["material"] = m.strip().lower()
+        if "mass" in vals and "density" in vals:
+            raise ValueError(f"{where} has both a mass and a density; give one")
+        out[name] = Given(**vals)
+    return out
 
 
 def load_session(root: str | Path) -> Session:
@@ -188,8 +224,9 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
         splats = _files(root / "splats", (".ply",))
     density = float(objs.get("density", 500.0))
     friction = float(objs.get("friction", 0.8))
-    if density <= 0 or friction < 0:
-        raise ValueError(f"objects.density must be > 0 and friction >= 0, got {density}, {friction}")
+    for key, v in (("density", density), ("friction", friction)):
+        if (problem := value_problem(key, v)) is not None:
+            raise ValueError(f"objects.{key} = {v}: {problem}")
 
     robot = None
     rb = d.get("robot", {})
@@ -224,6 +261,7 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
         splat_object_only=_flag(sp, "object_only", object_only, "splats"),
         density=density,
         friction=friction,
+        object_values=_object_values(objs),
         robot=robot,
         raw=d,
     )

@@ -124,9 +124,12 @@ def test_export_is_deterministic_and_cli_runs(tmp_path, cache_dir):
     )
     save_scene(scene, tmp_path / "scene")
     a, b = tmp_path / "a", tmp_path / "b"
-    run_export(ExportCfg(scene_dir=tmp_path / "scene", out_dir=a, workers=1, cache=False, name="m"))
+    known = {"mass": ("blob=0.25",), "material": ("L=wood",)}  # the options give the same bytes as the config
+    run_export(ExportCfg(scene_dir=tmp_path / "scene", out_dir=a, workers=1, cache=False, name="m", **known))
     r = CliRunner().invoke(
-        cli, ["export", str(tmp_path / "scene"), "-o", str(b), "--name", "m", "--workers", "2", "--no-cache"]
+        cli,
+        ["export", str(tmp_path / "scene"), "-o", str(b), "--name", "m", "--workers", "2", "--no-cache"]
+        + ["--mass", "blob=0.25", "--material", "L=wood"],
     )
     assert r.exit_code == 0, r.output
     fa, fb = _files(a), _files(b)
