@@ -113,3 +113,5 @@ class CalibrateCfg:
         ):
             if not Path(p).exists():
                 raise InputError(p, "does not exist")
+            if not (Path(p).is_file() or Path(p).is_dir()):
+                raise InputError(p, "not a regular file (a FIFO, socket or device)")

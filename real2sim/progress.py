@@ -21,9 +21,52 @@ def configure(verbosity: int = 0, quiet: bool = False) -> None:
     logging.basicConfig(
         level=level,
         format="%(message)s",
-        handlers=[RichHandler(console=console, show_time=False, show_path=False)],
+        handlers=[_HANDLER],
         force=True,
     )
+    logging.captureWarnings(
+        True
+    )  # Python warnings (numpy's RuntimeWarning ...) are log records, shown with -v
+    logging.getLogger("py.warnings").setLevel(logging.WARNING if verbosity else logging.CRITICAL)
+
+
+class DeferredLogs(logging.Handler):
+    """The console's log handler, which can hold records while a command runs: replayed when it succeeds, dropped
+    when it fails (the one ``error:`` line is then all the user reads)."""
+
+    def __init__(self, target: logging.Handler) -> None:
+        super().__init__(logging.NOTSET)
+        self.target = target
+        self.holding = False
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.holding:
+            self.records.append(record)
+        else:
+            self.target.handle(record)
+
+    def discard(self) -> None:
+        self.records.clear()
+
+    def replay(self) -> None:
+        self.holding = False
+        records, self.records = self.records, []
+        for record in records:
+            self.target.handle(record)
+
+
+_HANDLER = DeferredLogs(RichHandler(console=console, show_time=False, show_path=False))
+
+
+@contextlib.contextmanager
+def deferred_logs(show: bool = False) -> Iterator[DeferredLogs]:
+    """Hold the console's log records while the block runs (``show``: pass them through at once, as with -v)."""
+    _HANDLER.holding = not show
+    try:
+        yield _HANDLER
+    finally:
+        _HANDLER.replay()
 
 
 @contextlib.contextmanager

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 import traceback
 
@@ -13,9 +14,28 @@ from real2sim.progress import configure, console
 
 
 class _Main(click.Group):
-    """Maps ``Real2SimError`` to one line and exit 1 (``NotBuiltError``: exit 2); tracebacks only with --debug."""
+    """Maps ``Real2SimError`` to one line and exit 1 (``NotBuiltError``: exit 2); tracebacks only with --debug.
+
+    Without ``-v`` a failed command prints that one line and nothing else: log warnings are held back until the
+    command succeeds (``progress.deferred_logs``) and what native libraries write to the descriptors is captured
+    (``stdio.native_output_captured``)."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
+        from real2sim.progress import deferred_logs
+        from real2sim.stdio import native_output_captured
+
+        if ctx.parent is not None:  # a sub-group (``recon``): the top level holds and captures
+            return self._invoke(ctx)
+        verbose = bool(ctx.params.get("verbose")) or bool(ctx.params.get("debug"))
+        with deferred_logs(show=verbose) as logs, native_output_captured(show=verbose):
+            try:
+                result = self._invoke(ctx)
+            except BaseException:
+                logs.discard()
+                raise
+        return result
+
+    def _invoke(self, ctx: click.Context):  # noqa: ANN202
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
@@ -23,8 +43,14 @@ class _Main(click.Group):
         except Real2SimError as exc:
             if ctx.params.get("debug"):
                 raise
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {one_line(str(exc))}", err=True)
             ctx.exit(2 if isinstance(exc, NotBuiltError) else 1)
+        except OSError as exc:  # the machine, not real2sim: a full disk, a read-only folder, no permission
+            if ctx.params.get("debug") or exc.errno not in USER_ERRNOS:
+                raise
+            where = exc.filename if exc.filename is not None else "output"
+            click.echo(f"error: {where}: {exc.strerror or exc}", err=True)
+            ctx.exit(1)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)
@@ -34,7 +60,7 @@ class _Main(click.Group):
             last = traceback.extract_tb(exc.__traceback__)[-1]
             where = f"{last.filename.rsplit('/', 1)[-1]}:{last.lineno}"
             click.echo(
-                f"internal error: {exc.__class__.__name__}: {exc} (at {where}; rerun with --debug for the traceback)",
+                f"internal error: {exc.__class__.__name__}: {one_line(str(exc))} (at {where}; rerun with --debug for the traceback)",
                 err=True,
             )
             ctx.exit(1)
@@ -53,6 +79,17 @@ def cli(ctx: click.Context, verbose: int, quiet: bool, debug: bool) -> None:
     ctx.obj.update(verbose=verbose, quiet=quiet, debug=debug)
 
 
+USER_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG,
+                         errno.ENAMETOOLONG, errno.ENOTDIR, errno.EISDIR, errno.ELOOP})  # fmt: skip
+"""Errors of the file system a user can act on (free space, permissions, a path): one ``error:`` line."""
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line (a library's multi-line message joined), at most 2,000 characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= 2000 else text[:1000] + " ... " + text[-995:]
+
+
 def _register() -> None:
     from real2sim.cli import calibrate, demo, export, process, recon, validate
 
@@ -65,7 +102,19 @@ _register()
 
 def main() -> None:
     try:
-        cli.main(prog_name="real2sim")
+        code = cli.main(prog_name="real2sim", standalone_mode=False)  # ctx.exit(n) returns n here
+        sys.exit(code if isinstance(code, int) else 0)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.exceptions.NoArgsIsHelpError as exc:  # `real2sim` alone: the help, as click prints it
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:  # a usage error: one line naming the option, not click's usage block
+        click.echo(f"error: {one_line(exc.format_message())}", err=True)
+        sys.exit(exc.exit_code)
     except SystemExit as exc:
         sys.exit(exc.code)
 
@@ -74,4 +123,4 @@ def echo_summary(text: str) -> None:
     """Print a result summary to stdout (tables and lines meant for the user, not logs)."""
     from rich.console import Console
 
-    Console().print(text) if console.is_terminal else click.echo(text)
+    Console().print(text, markup=False, highlight=False) if console.is_terminal else click.echo(text)
