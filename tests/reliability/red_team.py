@@ -235,6 +235,18 @@ def _png_bomb(folder: Path) -> None:
         (folder / f"img_{i}.png").write_bytes(png)
 
 
+def _noise_images(folder: Path) -> None:
+    """Three photos of unrelated random texture: COLMAP runs and finds no overlap."""
+    import cv2
+
+    rng = np.random.default_rng(0)
+    for i in range(3):
+        img = cv2.resize(
+            rng.integers(0, 255, (60, 80), dtype=np.uint8), (640, 480), interpolation=cv2.INTER_NEAREST
+        )
+        cv2.imwrite(str(folder / f"img_{i}.jpg"), img)
+
+
 def _session(toml: str, files: dict[str, bytes] | None = None, *opts: str) -> Build:
     def build(d: Path, base: dict[str, Path]) -> list[str]:
         s = d / "sess"
@@ -384,8 +396,9 @@ CASES: tuple[Case, ...] = (
     Case("log_gap_100s", _calibrate(_csv_log("gap.csv", _gap)), None, rc=0),
     # ---- photos
     Case("photos_png_bomb", _photos(_png_bomb), ("img_0.png",)),
-    Case("photos_intrinsics_nan", _sample_photos("--intrinsics", "nan,1,1,1"), ("--intrinsics",), rc=2),
-    Case("photos_intrinsics_zero", _sample_photos("--intrinsics", "0,0,0,0"), ("--intrinsics",), rc=2),
+    Case("photos_no_overlap", _photos(_noise_images), ("imgs",)),
+    Case("photos_intrinsics_nan", _sample_photos("--intrinsics", "nan,1,1,1"), ("--intrinsics",)),
+    Case("photos_intrinsics_zero", _sample_photos("--intrinsics", "0,0,0,0"), ("--intrinsics",)),
     # ---- sessions
     Case(
         "session_outside_path",
