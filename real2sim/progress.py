@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 
 from rich.console import Console
 from rich.logging import RichHandler
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 console = Console(stderr=True)
@@ -75,7 +76,12 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[[i
     if _state["quiet"] or not console.is_terminal:
         yield lambda k=1: None
         return
-    cols = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    cols = [
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    ]
     with Progress(*cols, console=console, transient=True) as p:
         task = p.add_task(description, total=total)
         yield lambda k=1: p.advance(task, k)
@@ -87,5 +93,5 @@ def step(description: str) -> Iterator[None]:
     if _state["quiet"] or not console.is_terminal:
         yield
         return
-    with console.status(description):
+    with console.status(escape(description)):  # file names are text, not markup
         yield

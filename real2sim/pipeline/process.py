@@ -15,6 +15,7 @@ key (``cache.stage_key``). Every stage writes its folder atomically, so an inter
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -58,9 +59,15 @@ class ProcessCfg:
     """Write the calibrated values into this run's package/ (its MJCF, URDF, USD and README), as calibrate --package."""
 
     def validate(self) -> None:
+        if not self.stages:
+            raise ConfigError(f"--stages is empty; give some of {', '.join(STAGES)}")
         bad = [s for s in self.stages if s not in STAGES]
         if bad:
-            raise ConfigError(f"unknown stage(s) {', '.join(bad)}; stages are {', '.join(STAGES)}")
+            near = difflib.get_close_matches(bad[0], STAGES, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ConfigError(
+                f"--stages: unknown stage(s) {', '.join(bad)}{hint}; stages are {', '.join(STAGES)}"
+            )
         if self.workers < 0:
             raise ConfigError(f"--workers must be >= 0, got {self.workers}")
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from real2sim import physics
 from real2sim.errors import InputError
 
 LIDAR_EXT = (".ply", ".pcd", ".las", ".laz", ".e57", ".xyz", ".pts", ".txt", ".npy", ".bin")
@@ -105,7 +106,15 @@ def _files(folder: Path, exts: tuple[str, ...]) -> tuple[Path, ...]:
 
 
 def _existing(root: Path, rel: str, toml: Path, what: str) -> Path:
+    """``root / rel``, which must exist inside the session folder (symlinks followed): a session is self-contained,
+    and a path to elsewhere (``/etc/...``, ``../other``) is refused."""
+    if not isinstance(rel, str):
+        raise InputError(toml, f"{what} must be a path string, got {rel!r}")
     p = (root / rel).resolve()
+    if not p.is_relative_to(root.resolve()):
+        raise InputError(
+            toml, f"{what} {rel!r} lies outside the session folder {root}; sessions are self-contained"
+        )
     if not p.exists():
         raise InputError(toml, f"{what} {rel!r} does not exist in {root}")
     return p
@@ -186,10 +195,8 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
         splats = tuple(_existing(root, f, toml, "splat file") for f in sp["files"])
     else:
         splats = _files(root / "splats", (".ply",))
-    density = float(objs.get("density", 500.0))
-    friction = float(objs.get("friction", 0.8))
-    if density <= 0 or friction < 0:
-        raise ValueError(f"objects.density must be > 0 and friction >= 0, got {density}, {friction}")
+    density = physics.positive(objs.get("density", 500.0), "objects.density [kg/m^3]", physics.DENSITY_MAX)
+    friction = physics.friction((objs.get("friction", 0.8), 0.0, 0.0), "objects.friction")[0]
 
     robot = None
     rb = d.get("robot", {})
