@@ -36,6 +36,7 @@ class _Main(click.Group):
         return result
 
     def _invoke(self, ctx: click.Context):  # noqa: ANN202
+        args = [*getattr(ctx, "_protected_args", []), *ctx.args]  # the sub-command line (for -o)
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
@@ -48,8 +49,8 @@ class _Main(click.Group):
         except OSError as exc:  # the machine, not real2sim: a full disk, a read-only folder, no permission
             if ctx.params.get("debug") or exc.errno not in USER_ERRNOS:
                 raise
-            where = exc.filename if exc.filename is not None else "output"
-            click.echo(f"error: {where}: {exc.strerror or exc}", err=True)
+            where = exc.filename if exc.filename is not None else _out_arg(args)
+            click.echo(f"error: {where}: cannot write ({exc.strerror or exc})", err=True)
             ctx.exit(1)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
@@ -82,6 +83,16 @@ def cli(ctx: click.Context, verbose: int, quiet: bool, debug: bool) -> None:
 USER_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG,
                          errno.ENAMETOOLONG, errno.ENOTDIR, errno.EISDIR, errno.ELOOP})  # fmt: skip
 """Errors of the file system a user can act on (free space, permissions, a path): one ``error:`` line."""
+
+
+def _out_arg(args: list[str]) -> str:
+    """The ``-o`` value among a command's arguments (what a write without a file name was writing)."""
+    for i, a in enumerate(args):
+        if a in ("-o", "--out", "--output") and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith(("--out=", "--output=")):
+            return a.split("=", 1)[1]
+    return "output"
 
 
 def one_line(text: str) -> str:

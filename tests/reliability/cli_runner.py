@@ -2,7 +2,8 @@
 then forks one child per command line. Each child has its own working folder, its stdout and stderr captured at
 the file descriptor (native libraries' output included), an address-space cap and a wall-clock limit.
 
-``python -m tests.reliability.cli_runner SPEC.json RESULTS.json``: SPEC is a list of ``{"id", "argv", "cwd"}``;
+``python -m tests.reliability.cli_runner SPEC.json RESULTS.json``: SPEC is a list of ``{"id", "argv", "cwd"}`` (and
+optionally ``"fsize"``, the largest file the command may write, in bytes);
 RESULTS a list of ``{"id", "rc", "stdout", "stderr", "seconds"}`` (``rc`` -9 when the child was killed at the limit,
 the negative signal number when it crashed).
 """
@@ -46,6 +47,11 @@ def run_one(case: dict[str, Any], limit_s: float, memory_bytes: int) -> dict[str
             stdin = os.open(os.devnull, os.O_RDONLY)
             os.dup2(stdin, 0)
             resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+            if case.get(
+                "fsize"
+            ):  # a full disk, as near as a process can have one: writes past it fail (EFBIG)
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+                resource.setrlimit(resource.RLIMIT_FSIZE, (case["fsize"], case["fsize"]))
             from real2sim.cli import main
 
             sys.argv = ["real2sim", *case["argv"]]

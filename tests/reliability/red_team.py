@@ -35,8 +35,8 @@ class Case:
     expect: tuple[str, ...] | None
     """Substrings of the one ``error:`` line (None: the run must succeed); ``rc`` is its exit code."""
     rc: int = 1
-    out: str = "out"
-    """What the command writes (it must not exist after a refusal)."""
+    fsize: int | None = None
+    """Largest file [bytes] the command may write (a disk that fills up)."""
 
 
 # ---------------------------------------------------------------- builders
@@ -266,20 +266,18 @@ def _fifo(d: Path, base: dict[str, Path]) -> list[str]:
 
 
 def _corrupt_laz(p: Path) -> None:
-    """A LAS 1.2 header that says LAZ (point format bit 7) and 10^9 points, then junk for the chunk table."""
-    head = bytearray(227)
-    head[0:4] = b"LASF"
-    head[24], head[25] = 1, 2
-    struct.pack_into("<HII", head, 94, 227, 227 + 54 + 34, 1)
-    struct.pack_into("<BHI", head, 104, 0x80 | 3, 34, 1_000_000_000)
-    struct.pack_into("<ddd", head, 131, 0.001, 0.001, 0.001)
-    vlr = bytearray(54)
-    vlr[2 : 2 + 11] = b"laszip enco"
-    struct.pack_into("<HH", vlr, 18, 22204, 34)
-    laszip = struct.pack("<HHBBHIIqqHHHH", 2, 0, 2, 2, 0, 0, 50000, -1, -1, 1, 6, 34, 2)
-    p.write_bytes(
-        bytes(head) + bytes(vlr) + laszip + os.urandom(0) + b"\xff" * 64 + struct.pack("<q", 10**15)
-    )
+    """A real LAZ file (laspy + lazrs) whose header then says 10^9 points."""
+    import laspy
+
+    header = laspy.LasHeader(point_format=3, version="1.2")
+    header.scales = [0.001] * 3
+    las = laspy.LasData(header)
+    xyz = np.random.default_rng(0).uniform(0, 1, (1000, 3))
+    las.x, las.y, las.z = xyz.T
+    las.write(str(p))
+    data = bytearray(p.read_bytes())
+    struct.pack_into("<I", data, 107, 1_000_000_000)
+    p.write_bytes(bytes(data))
 
 
 BASE_SCENE_POSE = [[1.0, 0, 0, 0], [0, 1.0, 0, 0], [0, 0, 1.0, 0.05], [0, 0, 0, 1.0]]
@@ -408,6 +406,8 @@ CASES: tuple[Case, ...] = (
     Case(
         "process_stages_empty", _session('[session]\nname = "s"\n', None, "--stages", ""), ("--stages",), rc=2
     ),
+    # ---- the machine: a disk that fills up while the scene is written
+    Case("disk_full", _sample_scan(), ("out",), fsize=20_000),
     # ---- markup in user text
     Case("markup_in_path", lambda d, b: ["recon", "pointcloud", "a[/]b.ply", "-o", "out"], ("a[/]b.ply",)),
     Case(
@@ -452,7 +452,7 @@ def run_corpus(
         d.mkdir()
         argv = c.build(d, base)
         before[c.id] = _tree(d)
-        spec.append({"id": c.id, "argv": argv, "cwd": str(d)})
+        spec.append({"id": c.id, "argv": argv, "cwd": str(d), "fsize": c.fsize})
     (work / "spec.json").write_text(json.dumps(spec))
     env = dict(os.environ, TMPDIR=str(tmp), PYTHONPATH=str(ROOT), COLUMNS="200")
     cmd = [sys.executable, "-m", "tests.reliability.cli_runner", str(work / "spec.json"),
