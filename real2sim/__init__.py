@@ -49,6 +49,10 @@ def _install_stage_finder() -> None:
 
 _install_stage_finder()
 
+from real2sim.stdio import install_mujoco_warning_hook  # noqa: E402
+
+install_mujoco_warning_hook()  # MuJoCo's warnings to logging, not MUJOCO_LOG.TXT in the current folder
+
 from real2sim.errors import Real2SimError  # noqa: E402
 
 __all__ = ["Real2SimError", "__version__"]

@@ -368,6 +368,11 @@ CASES: tuple[Case, ...] = (
         _package(lambda x: x.replace('friction="0.8', 'friction="-0.8', 1)),
         ("friction", "-0.8"),
     ),  # fmt: skip
+    Case(
+        "validate_unstable",
+        _package(lambda x: x.replace('<key name="home"', '<key name="home" qvel="0 0 0 1e200 0 0"')),
+        ("pkg", "warnings"),
+    ),  # fmt: skip
     Case("validate_samples_huge", _package(lambda x: x, "--samples", "1000000000"), ("--samples",)),
     Case(
         "validate_sim_seconds_huge", _package(lambda x: x, "--sim-seconds", "1e9"), ("--sim-seconds",), rc=2
