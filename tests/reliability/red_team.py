@@ -35,6 +35,8 @@ class Case:
     expect: tuple[str, ...] | None
     """Substrings of the one ``error:`` line (None: the run must succeed); ``rc`` is its exit code."""
     rc: int = 1
+    warns: tuple[str, ...] = ()
+    """Substrings of the warning a successful run must print (accepted, but not without a word)."""
     fsize: int | None = None
     """Largest file [bytes] the command may write (a disk that fills up)."""
 
@@ -301,19 +303,21 @@ CASES: tuple[Case, ...] = (
             lambda p: np.save(p, np.random.default_rng(0).uniform(0, 1, (200, 3)).astype(">f4").view("<f4")),
         ),
         ("b.npy",),
-    ),  # fmt: skip
+    ),
     Case(
         "colinear_cloud",
         _scan("line.xyz", _cloud_file(np.c_[np.linspace(0, 1, 500), np.zeros(500), np.zeros(500)])),
         ("line.xyz",),
-    ),  # fmt: skip
+    ),
     Case(
         "plane_only_cloud",
         _scan(
             "plane.xyz", _cloud_file(np.c_[np.random.default_rng(1).uniform(0, 1, (3000, 2)), np.zeros(3000)])
         ),
-        ("plane.xyz",),
-    ),  # fmt: skip
+        None,
+        rc=0,
+        warns=("plane.xyz", "no objects found"),
+    ),
     Case("corrupt_laz", _scan("c.laz", _corrupt_laz), ("c.laz",)),
     Case("scene_density_string", _scene(_obj(density="heavy")), ("scene.json", "density")),
     Case("scene_density_true", _scene(_obj(density=True)), ("scene.json", "density")),
@@ -336,22 +340,22 @@ CASES: tuple[Case, ...] = (
         "scene_reflected",
         _scene(_pose([[-1.0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0.05], [0, 0, 0, 1]])),
         ("scene.json", "world_from_object"),
-    ),  # fmt: skip
+    ),
     Case(
         "scene_singular",
         _scene(_pose([[0.0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0.05], [0, 0, 0, 1]])),
         ("scene.json", "world_from_object"),
-    ),  # fmt: skip
+    ),
     Case(
         "scene_last_row",
         _scene(_pose([[1.0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0.05], [1, 1, 1, 5]])),
         ("scene.json", "world_from_object"),
-    ),  # fmt: skip
+    ),
     Case(
         "scene_scaled_pose",
         _scene(_pose([[2.0, 0, 0, 0], [0, 2, 0, 0], [0, 0, 2, 0.05], [0, 0, 0, 1]])),
         ("scene.json", "world_from_object"),
-    ),  # fmt: skip
+    ),
     Case("scene_normal_nan", _scene(_support(normal=["nan", 0, 1])), ("scene.json", "normal")),
     Case("scene_normal_zero", _scene(_support(normal=[0, 0, 0])), ("scene.json", "normal")),
     Case("scene_normal_sideways", _scene(_support(normal=[1, 0, 0])), ("scene.json", "normal")),
@@ -360,23 +364,21 @@ CASES: tuple[Case, ...] = (
         "scene_duplicate_names",
         _scene(lambda doc: doc["objects"].append(dict(doc["objects"][0]))),
         ("scene.json", "box"),
-    ),  # fmt: skip
+    ),
     Case("scene_tiny_mesh", _tiny_scene, ("scene.json", "box")),
     # ---- validate: a hand-edited package, budgets
     Case(
         "validate_friction_negative",
         _package(lambda x: x.replace('friction="0.8', 'friction="-0.8', 1)),
         ("friction", "-0.8"),
-    ),  # fmt: skip
+    ),
     Case(
         "validate_unstable",
         _package(lambda x: x.replace('<key name="home"', '<key name="home" qvel="0 0 0 1e200 0 0"')),
         ("pkg", "warnings"),
-    ),  # fmt: skip
-    Case("validate_samples_huge", _package(lambda x: x, "--samples", "1000000000"), ("--samples",)),
-    Case(
-        "validate_sim_seconds_huge", _package(lambda x: x, "--sim-seconds", "1e9"), ("--sim-seconds",), rc=2
     ),
+    Case("validate_samples_huge", _package(lambda x: x, "--samples", "1000000000"), ("--samples",)),
+    Case("validate_sim_seconds_huge", _package(lambda x: x, "--sim-seconds", "1e9"), ("--sim-seconds",)),
     # ---- calibration: options and logs
     Case("calibrate_window_nan", _calibrate(None, "--window", "nan"), ("--window",), rc=2),
     Case("calibrate_qvel_weight_nan", _calibrate(None, "--qvel-weight", "nan"), ("--qvel-weight",), rc=2),
@@ -385,7 +387,7 @@ CASES: tuple[Case, ...] = (
         "calibrate_holdout_is_log",
         _calibrate(None, "--holdout", str(SAMPLE / "logs" / "excite_00.csv")),
         ("--holdout", "excite_00.csv"),
-    ),  # fmt: skip
+    ),
     Case("log_npz_unequal", _calibrate(_npz_unequal), ("log.npz",)),
     Case("log_h5_unequal", _calibrate(_h5_unequal), ("log.h5",)),
     Case("log_gzip_bomb", _calibrate(_csv_log("bomb.csv.gz", _gzip_bomb)), ("bomb.csv.gz",)),
@@ -407,10 +409,8 @@ CASES: tuple[Case, ...] = (
         "session_outside_path",
         _session('[session]\nname = "s"\n[lidar]\nfiles = ["/etc/hostname"]\n'),
         ("session.toml", "/etc/hostname"),
-    ),  # fmt: skip
-    Case(
-        "process_stages_empty", _session('[session]\nname = "s"\n', None, "--stages", ""), ("--stages",), rc=2
     ),
+    Case("process_stages_empty", _session('[session]\nname = "s"\n', None, "--stages", ""), ("--stages",)),
     # ---- the machine: a disk that fills up while the scene is written
     Case("disk_full", _sample_scan(), ("out",), fsize=20_000),
     # ---- markup in user text
@@ -419,7 +419,7 @@ CASES: tuple[Case, ...] = (
         "markup_in_section",
         _session('[session]\nname = "s[/]x"\n[robot]\nmodel = "[red]m.xml"\n'),
         ("[red]m.xml",),
-    ),  # fmt: skip
+    ),
 )
 
 
@@ -468,10 +468,12 @@ def run_corpus(
     for c, r in zip(cases, results, strict=True):
         d = work / c.id
         lines = r["stderr"].splitlines()
-        where = f"{c.id} ({' '.join(r['argv'] if 'argv' in r else [])}): rc {r['rc']}, stderr {r['stderr'][-600:]!r}"
+        where = f"{c.id}: rc {r['rc']}, stderr {r['stderr'][-600:]!r}"
         if c.expect is None:
             if r["rc"] != c.rc:
                 problems.append(f"{where}: expected success")
+            if not all(w in " ".join(r["stderr"].split()) for w in c.warns):
+                problems.append(f"{where}: no warning {c.warns}")
             continue
         if r["rc"] != c.rc:
             problems.append(f"{where}: expected exit {c.rc}")
