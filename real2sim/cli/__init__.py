@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import sys
 import traceback
+from typing import Any
 
 import click
 
@@ -34,6 +35,26 @@ class _Main(click.Group):
                 logs.discard()
                 raise
         return result
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Click's ``main``, but a usage error is one ``error:`` line naming the option (exit 2), not click's usage
+        block; ``standalone_mode=False`` keeps click's own behaviour (exceptions to the caller)."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)  # ctx.exit(n) returns n here
+            sys.exit(code if isinstance(code, int) else 0)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except click.exceptions.NoArgsIsHelpError as exc:  # `real2sim` alone: the help, as click prints it
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            click.echo(f"error: {one_line(exc.format_message())}", err=True)
+            sys.exit(exc.exit_code)
 
     def _invoke(self, ctx: click.Context):  # noqa: ANN202
         args = [*getattr(ctx, "_protected_args", []), *ctx.args]  # the sub-command line (for -o)
@@ -112,22 +133,7 @@ _register()
 
 
 def main() -> None:
-    try:
-        code = cli.main(prog_name="real2sim", standalone_mode=False)  # ctx.exit(n) returns n here
-        sys.exit(code if isinstance(code, int) else 0)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    except click.exceptions.NoArgsIsHelpError as exc:  # `real2sim` alone: the help, as click prints it
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:  # a usage error: one line naming the option, not click's usage block
-        click.echo(f"error: {one_line(exc.format_message())}", err=True)
-        sys.exit(exc.exit_code)
-    except SystemExit as exc:
-        sys.exit(exc.code)
+    cli.main(prog_name="real2sim")
 
 
 def echo_summary(text: str) -> None:
