@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import re
 import sys
 import traceback
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import click
 
 from real2sim import __version__
-from real2sim.errors import NotBuiltError, Real2SimError
+from real2sim.errors import ConfigError, NotBuiltError, Real2SimError
 from real2sim.progress import configure, console
 
 
@@ -65,7 +66,10 @@ class _Main(click.Group):
         except Real2SimError as exc:
             if ctx.params.get("debug"):
                 raise
-            click.echo(f"error: {one_line(str(exc))}", err=True)
+            text = one_line(str(exc))
+            if isinstance(exc, ConfigError):
+                text = _as_option(self, ctx, args, text)
+            click.echo(f"error: {text}", err=True)
             ctx.exit(2 if isinstance(exc, NotBuiltError) else 1)
         except OSError as exc:  # the machine, not real2sim: a full disk, a read-only folder, no permission
             if ctx.params.get("debug") or exc.errno not in USER_ERRNOS:
@@ -104,6 +108,23 @@ def cli(ctx: click.Context, verbose: int, quiet: bool, debug: bool) -> None:
 USER_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG,
                          errno.ENAMETOOLONG, errno.ENOTDIR, errno.EISDIR, errno.ELOOP})  # fmt: skip
 """Errors of the file system a user can act on (free space, permissions, a path): one ``error:`` line."""
+
+
+def _as_option(group: click.Group, ctx: click.Context, args: list[str], text: str) -> str:
+    """A config error that starts with a field name (``window_s must be positive``) names the option the user typed
+    instead (``--window must be positive``)."""
+    m = re.match(r"([a-z][a-z0-9_]*)\b", text)
+    cmd: click.Command | None = group
+    rest = list(args)
+    while isinstance(cmd, click.Group) and rest:
+        cmd = cmd.get_command(ctx, rest.pop(0))
+    if m is None or cmd is None:
+        return text
+    for p in cmd.params:
+        if p.name == m.group(1) and isinstance(p, click.Option):
+            flag = max(p.opts, key=len)
+            return flag + text[m.end() :]
+    return text
 
 
 def _out_arg(args: list[str]) -> str:

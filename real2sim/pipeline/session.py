@@ -154,7 +154,46 @@ def load_session(root: str | Path) -> Session:
         raise InputError(toml, f"invalid session: {exc}") from None
 
 
+KNOWN_KEYS: dict[str, tuple[str, ...]] = {
+    "session": ("name",),
+    "lidar": ("files", "poses", "units", "sensor_origin", "object_only"),
+    "objects": ("object_only", "density", "friction"),
+    "photos": ("dir", "marker", "known_distance", "intrinsics", "object_only", "scale", "colour_scans",
+               "camera_model"),
+    "splats": ("files", "scale", "object_only"),
+    "robot": ("model", "map", "logs", "holdout", "fit"),
+}  # fmt: skip
+"""Every section and key ``session.toml`` understands (``[objects.NAME]`` tables are per-object settings)."""
+
+
+def _check_keys(d: dict[str, Any]) -> None:
+    """Refuse a section or key that is not understood (a typo would be silently ignored), naming the nearest."""
+    import difflib
+
+    def unknown(what: str, key: str, valid: tuple[str, ...]) -> ValueError:
+        near = difflib.get_close_matches(key, valid, n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(valid)}"
+        return ValueError(f"unknown {what} {key!r}{hint}")
+
+    for section, body in d.items():
+        if section not in KNOWN_KEYS:
+            raise unknown("section", f"[{section}]", tuple(f"[{k}]" for k in KNOWN_KEYS))
+        if not isinstance(body, dict):
+            raise ValueError(f"[{section}] must be a table, got {body!r}")
+        for key, value in body.items():
+            if section == "objects" and isinstance(value, dict):
+                continue  # [objects.NAME]: one object's settings
+            if key not in KNOWN_KEYS[section]:
+                raise unknown(f"key in [{section}]", key, KNOWN_KEYS[section])
+    marker = d.get("photos", {}).get("marker")
+    if isinstance(marker, dict):
+        for key in marker:
+            if key not in ("dictionary", "id", "size"):
+                raise unknown("key in photos.marker", key, ("dictionary", "id", "size"))
+
+
 def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
+    _check_keys(d)
     sess = d.get("session", {})
     lid = d.get("lidar", {})
     if "files" in lid:

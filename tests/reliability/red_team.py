@@ -411,6 +411,35 @@ CASES: tuple[Case, ...] = (
         ("session.toml", "/etc/hostname"),
     ),
     Case("process_stages_empty", _session('[session]\nname = "s"\n', None, "--stages", ""), ("--stages",)),
+    Case(
+        "session_unknown_key",
+        _session('[session]\nname = "s"\n[lidar]\nunit = "mm"\n'),
+        ("session.toml", "'units'"),
+    ),
+    Case(
+        "session_friction_nan",
+        _session('[session]\nname = "s"\n[objects]\nfriction = nan\n'),
+        ("session.toml", "friction"),
+    ),
+    Case(
+        "session_density_negative",
+        _session('[session]\nname = "s"\n[objects]\ndensity = -5.0\n'),
+        ("session.toml", "density"),
+    ),
+    Case(
+        "process_stages_typo",
+        _session('[session]\nname = "s"\n', None, "--stages", "recn"),
+        ("--stages", "'recon'"),
+    ),
+    # ---- options that are numbers: finite, in range, counts from 0
+    Case("export_workers_negative", _scene(None, None, "--workers", "-1"), ("--workers",), rc=2),
+    Case("calibrate_window_negative", _calibrate(None, "--window", "-1"), ("--window",)),
+    Case("sensor_origin_nan", _sample_scan("--sensor-origin", "nan,0,0"), ("--sensor-origin",), rc=2),
+    Case(
+        "log_fifo",
+        _calibrate(lambda d: (os.mkfifo(d / "log.csv"), "log.csv")[1]),
+        ("log.csv", "not a regular file"),
+    ),
     # ---- the machine: a disk that fills up while the scene is written
     Case("disk_full", _sample_scan(), ("out",), fsize=20_000),
     # ---- markup in user text
