@@ -96,6 +96,13 @@ class CalibrateCfg:
                 )
         if self.qvel_weight < 0 or self.prior_weight < 0:
             raise ConfigError("qvel_weight and prior_weight must be >= 0")
+        if self.despike is not None and not self.despike > 0:
+            raise ConfigError(f"--despike is a jump size [rad or m] and must be > 0, got {self.despike:g}")
+        both = {Path(p).resolve() for p in self.logs} & {Path(p).resolve() for p in self.holdout}
+        if both:
+            raise ConfigError(
+                f"--holdout {sorted(both)[0]} is also a training --log; a held-out log must not be fitted"
+            )
         if self.max_windows is not None and self.max_windows < 1:
             raise ConfigError(f"max_windows must be >= 1, got {self.max_windows}")
         if self.log_models and len(self.log_models) != len(self.logs) + len(self.holdout):
@@ -113,3 +120,5 @@ class CalibrateCfg:
         ):
             if not Path(p).exists():
                 raise InputError(p, "does not exist")
+            if not (Path(p).is_file() or Path(p).is_dir()):
+                raise InputError(p, "not a regular file (a FIFO, socket or device)")

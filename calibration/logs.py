@@ -66,9 +66,42 @@ def _read_folder(path: Path) -> Table:
     )
 
 
+CSV_BUDGET = 256 << 20
+"""Most bytes of CSV text read from one log (256 MiB, some 3 million rows; parsing needs several times that)."""
+GZIP_RATIO_MAX = 50
+"""Most a gzipped log may expand (CSV numbers compress 3-10x; a gzip bomb of repeated rows, 1000x)."""
+
+
+def _gunzip(path: Path) -> bytes:
+    """The decompressed bytes, refused past ``GZIP_RATIO_MAX`` times the file or ``CSV_BUDGET``, before they are
+    all held (read in 1 MiB pieces)."""
+    limit = min(CSV_BUDGET, max(64 << 20, GZIP_RATIO_MAX * path.stat().st_size))
+    parts, total = [], 0
+    with gzip.open(path, "rb") as f:
+        while piece := f.read(1 << 20):
+            total += len(piece)
+            if total > limit:
+                raise InputError(
+                    path,
+                    f"decompresses to over {limit >> 20} MiB from {path.stat().st_size >> 10} KiB; "
+                    f"refused as a gzip bomb (at most {GZIP_RATIO_MAX}x the file, {CSV_BUDGET >> 20} MiB)",
+                )
+            parts.append(piece)
+    return b"".join(parts)
+
+
 def _read_csv(path: Path) -> Table:
-    raw = gzip.open(path, "rb").read() if path.name.lower().endswith(".gz") else path.read_bytes()
-    text = raw.decode("utf-8", errors="replace")
+    if path.name.lower().endswith(".gz"):
+        raw = _gunzip(path)
+    elif path.stat().st_size > CSV_BUDGET:
+        raise InputError(
+            path, f"is {path.stat().st_size >> 20} MiB; at most {CSV_BUDGET >> 20} MiB of CSV is read"
+        )
+    else:
+        raw = path.read_bytes()
+    text = raw.decode(
+        "utf-8-sig", errors="replace"
+    )  # utf-8-sig: Excel's byte-order mark is not in the header
     lines = text.splitlines()
     if not lines:
         raise InputError(path, "empty CSV")
@@ -192,7 +225,7 @@ def read_log(path: str | Path) -> dict[str, np.ndarray]:
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. genfromtxt's "Empty input file" before the one-line error
-            return read_table(path)
+            table = read_table(path)
     except InputError as exc:
         if "\n" in exc.problem:
             raise InputError(exc.path, " ".join(exc.problem.split())) from None
@@ -200,3 +233,12 @@ def read_log(path: str | Path) -> dict[str, np.ndarray]:
     except malformed as exc:
         detail = " ".join(str(exc).split())[:200]
         raise InputError(path, f"malformed log file ({type(exc).__name__}: {detail})") from None
+    lengths = {k: len(v) for k, v in table.items()}
+    if len(set(lengths.values())) > 1:
+        short = min(lengths, key=lengths.__getitem__)
+        long = max(lengths, key=lengths.__getitem__)
+        raise InputError(
+            path,
+            f"columns of different lengths: {short!r} has {lengths[short]} rows, {long!r} has {lengths[long]}",
+        )
+    return table

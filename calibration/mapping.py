@@ -240,6 +240,23 @@ def load_trajectories(
     return trajs, notes
 
 
+MAX_SAMPLE_INTERVAL = 1.0
+"""Largest median interval [s] between log samples: a robot log samples at 1 Hz or faster, so a longer one says
+the time column is not in seconds (milliseconds, nanoseconds) and the map's ``time_scale`` is missing."""
+
+
+def _check_time_unit(t: np.ndarray, log_map: LogMap, path: Path) -> None:
+    if len(t) < 2:
+        return
+    dt = float(np.median(np.diff(t)))
+    if dt > MAX_SAMPLE_INTERVAL:
+        raise InputError(
+            path,
+            f"time column {log_map.time!r} steps by a median {dt:.4g} s after time_scale {log_map.time_scale:g}: "
+            "not seconds? give the map 'time_scale' (0.001 for milliseconds, 1e-9 for nanoseconds)",
+        )
+
+
 def table_trajectory(
     table: Table, log_map: LogMap, path: Path, model=None, dataset: Path | None = None
 ) -> tuple[Trajectory, list[str]]:
@@ -265,6 +282,7 @@ def table_trajectory(
             path, f"time column {log_map.time!r} runs backwards or repeats at row {i} ({t[i - 1]} -> {t[i]})"
         )
     t = t - t[0]
+    _check_time_unit(t, log_map, path)
     units = log_map.units or ("normalized" if dataset is not None else "radians")
     conv = _converter(log_map, units, model, dataset or path)
     names = tuple(log_map.joints)

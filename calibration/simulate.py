@@ -29,6 +29,10 @@ class Windows:
     nstep: int  # physics steps per window
 
 
+GAP_SPAN = 1.5
+"""A window whose samples span more than this multiple of its nominal length holds a gap in the log and is dropped."""
+
+
 def make_windows(
     trajs: list[Trajectory],
     window_s: float,
@@ -45,6 +49,8 @@ def make_windows(
         L = max(2, int(round(window_s / tr.dt)) + 1)
         stride = L - 1 if stride_s is None else max(1, int(round(stride_s / tr.dt)))
         for s in range(0, tr.n - L + 1, stride):
+            if tr.time[s + L - 1] - tr.time[s] > GAP_SPAN * (L - 1) * tr.dt:
+                continue  # the window spans a gap in the log: the log splits there, the gap is not simulated
             logs.append(k)
             starts.append(s)
             lengths.append(L)

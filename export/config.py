@@ -26,6 +26,12 @@ def default_cache_dir() -> Path:
     return Path(base) / "real2sim" / "coacd"
 
 
+SIM_SECONDS_MAX = 600.0
+"""Longest validation run [s] of simulated time (stepped in bounded chunks; a rest check needs seconds)."""
+SAMPLES_MAX = 1_000_000
+"""Most surface samples per object for the collision-to-surface distance (memory grows with them)."""
+
+
 @dataclass(frozen=True)
 class ValidateCfg:
     """Limits a package must meet (Menagerie's rule: it compiles, steps, and nothing warns)."""
@@ -53,8 +59,12 @@ class ValidateCfg:
     """Refuse a package whose collision-to-surface distance is over ``max_surface_distance`` (else: a warning)."""
 
     def validate(self) -> None:
-        if not self.sim_seconds > 0:
-            raise ConfigError(f"sim_seconds must be > 0, got {self.sim_seconds}")
+        if not 0 < self.sim_seconds <= SIM_SECONDS_MAX:
+            raise ConfigError(
+                f"--sim-seconds must be in (0, {SIM_SECONDS_MAX:g}] s, got {self.sim_seconds:g}"
+            )
+        if not 100 <= self.samples <= SAMPLES_MAX:
+            raise ConfigError(f"--samples must be in [100, {SAMPLES_MAX}], got {self.samples}")
         for n in ("max_penetration", "max_drift", "max_surface_distance"):
             if not getattr(self, n) > 0:
                 raise ConfigError(f"{n} must be > 0, got {getattr(self, n)}")
@@ -62,8 +72,6 @@ class ValidateCfg:
             v = getattr(self, n)
             if v is not None and v < 1:
                 raise ConfigError(f"{n} must be >= 1, got {v}")
-        if self.samples < 100:
-            raise ConfigError(f"samples must be >= 100, got {self.samples}")
         bad = [e for e in self.engines if e not in ("usd", "pybullet", "webots", "newton")]
         if bad:
             raise ConfigError(f"engines must be among usd, pybullet, webots, newton; got {', '.join(bad)}")

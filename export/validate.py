@@ -62,8 +62,50 @@ def _simulate(model, data, steps: int) -> None:
 
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
     state = np.zeros(mujoco.mj_stateSize(model, spec))
-    mujoco.mj_getState(model, data, state, spec)
-    rollout.rollout(model, data, state[None], nstep=steps)
+    warnings = np.zeros(len(data.warning), dtype=np.int64)
+    done = 0
+    while done < steps:  # in chunks: rollout returns every step's state, so memory stays bounded
+        n = min(ROLLOUT_CHUNK, steps - done)
+        mujoco.mj_getState(model, data, state, spec)
+        rollout.rollout(model, data, state[None], nstep=n)
+        warnings += [w.number for w in data.warning]  # each rollout call starts its counts at zero
+        done += n
+    for w, n in zip(data.warning, warnings, strict=True):
+        w.number = int(n)
+
+
+ROLLOUT_CHUNK = 5000
+"""Steps per ``mujoco.rollout`` call in ``_simulate`` (its output holds one full state per step)."""
+
+
+def physics_checks(model: mujoco.MjModel) -> list[Check]:
+    """Every geom's friction finite, >= 0 and within ``physics.FRICTION_MAX``; every body's mass finite and >= 0;
+    every plane geom facing up (the package is z-up): a hand-edited package with invalid physics fails here."""
+    import mujoco
+
+    from real2sim import physics
+
+    problems = []
+    for g in range(model.ngeom):
+        name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) or f"#{g}"
+        try:
+            physics.friction(model.geom_friction[g].tolist(), f"geom {name!r} friction")
+        except ValueError as exc:
+            problems.append(str(exc))
+        if int(model.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_PLANE) and model.geom_bodyid[g] == 0:
+            z = np.zeros(9)
+            mujoco.mju_quat2Mat(z, model.geom_quat[g])
+            try:
+                physics.support_normal(z.reshape(3, 3)[:, 2].tolist(), f"plane {name!r} normal")
+            except ValueError as exc:
+                problems.append(str(exc))
+    for b in range(1, model.nbody):
+        m = float(model.body_mass[b])
+        if not (np.isfinite(m) and m >= 0):
+            name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or f"#{b}"
+            problems.append(f"body {name!r} mass {m:g}: must be finite and >= 0")
+    detail = "; ".join(problems) or f"friction, masses and support planes of {model.ngeom} geoms valid"
+    return [Check("physics values", not problems, detail)]
 
 
 def _urdf_checks(urdf: Path) -> list[Check]:
@@ -196,7 +238,7 @@ def validate_package(
         else:
             rest.result()  # re-raises what the simulation raised
 
-    checks = [compiled, *urdf_checks]
+    checks = [compiled, *physics_checks(model), *urdf_checks]
     checks.append(
         Check(
             "initial penetration",

@@ -48,11 +48,53 @@ class _LazyRichHandler(logging.Handler):
         self._rich.emit(record)
 
 
+class DeferredLogs(logging.Handler):
+    """The console's log handler, which can hold records while a command runs: replayed when it succeeds, dropped
+    when it fails (the one ``error:`` line is then all the user reads)."""
+
+    def __init__(self, target: logging.Handler) -> None:
+        super().__init__(logging.NOTSET)
+        self.target = target
+        self.holding = False
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.holding:
+            self.records.append(record)
+        else:
+            self.target.handle(record)
+
+    def discard(self) -> None:
+        self.records.clear()
+
+    def replay(self) -> None:
+        self.holding = False
+        records, self.records = self.records, []
+        for record in records:
+            self.target.handle(record)
+
+
+_HANDLER = DeferredLogs(_LazyRichHandler())
+
+
 def configure(verbosity: int = 0, quiet: bool = False) -> None:
     """Set log level from ``-v``/``-q`` (0: warnings, 1: info, 2: debug)."""
     _state["quiet"] = quiet
     level = logging.ERROR if quiet else (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbosity, 2)]
-    logging.basicConfig(level=level, format="%(message)s", handlers=[_LazyRichHandler()], force=True)
+    logging.basicConfig(level=level, format="%(message)s", handlers=[_HANDLER], force=True)
+    # Python warnings (numpy's RuntimeWarning ...) are log records, shown with -v
+    logging.captureWarnings(True)
+    logging.getLogger("py.warnings").setLevel(logging.WARNING if verbosity else logging.CRITICAL)
+
+
+@contextlib.contextmanager
+def deferred_logs(show: bool = False) -> Iterator[DeferredLogs]:
+    """Hold the console's log records while the block runs (``show``: pass them through at once, as with -v)."""
+    _HANDLER.holding = not show
+    try:
+        yield _HANDLER
+    finally:
+        _HANDLER.replay()
 
 
 @contextlib.contextmanager
@@ -63,7 +105,12 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[[i
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    cols = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    cols = [
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    ]
     with Progress(*cols, console=get_console(), transient=True) as p:
         task = p.add_task(description, total=total)
         yield lambda k=1: p.advance(task, k)
@@ -75,5 +122,7 @@ def step(description: str) -> Iterator[None]:
     if _state["quiet"] or not get_console().is_terminal:
         yield
         return
-    with get_console().status(description):
+    from rich.markup import escape
+
+    with get_console().status(escape(description)):  # file names are text, not markup
         yield

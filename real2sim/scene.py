@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import trimesh
 
+from real2sim import physics
 from real2sim.atomic import dumps_json, output_dir, write_text
 from real2sim.errors import InputError
 from real2sim.meshio import load_mesh, save_mesh
@@ -44,6 +45,12 @@ def sanitize_name(name: str, taken: set[str] | None = None) -> str:
     return s
 
 
+def _triple(value: Any, what: str) -> Any:
+    if isinstance(value, str | bytes) or not hasattr(value, "__len__") or len(value) != 3:
+        raise ValueError(f"{what} must be [x, y, z], got {value!r}")
+    return value
+
+
 def as_transform(m: Any, what: str = "transform") -> np.ndarray:
     a = np.asarray(m, dtype=np.float64)
     if a.shape != (4, 4) or not np.all(np.isfinite(a)):
@@ -66,6 +73,23 @@ class Support:
     point: tuple[float, float, float] = (0.0, 0.0, 0.0)
     size: tuple[float, ...] | None = None
     world_from_support: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("plane", "box"):
+            raise ValueError(f"support type must be 'plane' or 'box', got {self.kind!r}")
+        if self.kind == "plane":
+            object.__setattr__(self, "normal", physics.support_normal(self.normal))
+        point = tuple(physics.number(v, "support point") for v in _triple(self.point, "support point"))
+        object.__setattr__(self, "point", point)
+        if self.size is not None:
+            n = 2 if self.kind == "plane" else 3
+            if isinstance(self.size, str | bytes) or len(self.size) not in (n, 3):
+                raise ValueError(f"support size must hold {n} numbers, got {self.size!r}")
+            size = tuple(physics.positive(v, "support size", 1e4) for v in self.size)
+            object.__setattr__(self, "size", size)
+        if self.world_from_support is not None:
+            pose = physics.rigid(self.world_from_support, "support pose")
+            object.__setattr__(self, "world_from_support", pose)
 
     def top_height(self) -> float:
         """Height [m] of the support surface at its centre."""
@@ -118,6 +142,28 @@ class SceneObject:
     friction: tuple[float, float, float] = DEFAULT_FRICTION
     rgba: tuple[float, float, float, float] | None = None
     source: str = ""
+
+    def __post_init__(self) -> None:
+        """Refuse invalid physics where it enters (``real2sim.physics``): every value is checked and normalised."""
+        physics.name(self.name, "object name")
+        what = f"object {self.name!r}"
+        set_ = object.__setattr__
+        set_(self, "world_from_object", physics.rigid(self.world_from_object, f"{what}: world_from_object"))
+        if self.role not in ("dynamic", "static"):
+            raise ValueError(f"{what}: role must be 'dynamic' or 'static', got {self.role!r}")
+        if self.mass is not None:
+            set_(self, "mass", physics.positive(self.mass, f"{what}: mass [kg]", physics.MASS_MAX))
+        if self.density is not None:
+            set_(
+                self,
+                "density",
+                physics.positive(self.density, f"{what}: density [kg/m^3]", physics.DENSITY_MAX),
+            )
+        set_(self, "friction", physics.friction(self.friction, f"{what}: friction"))
+        if self.rgba is not None:
+            set_(self, "rgba", physics.rgba(self.rgba, f"{what}: rgba"))
+        if not isinstance(self.source, str):
+            raise ValueError(f"{what}: source must be a string, got {self.source!r}")
 
     def mesh_in_world(self) -> trimesh.Trimesh:
         m = self.mesh.copy()
@@ -205,6 +251,20 @@ def _inside(scene_dir: Path, js: Path, rel: Any) -> Path:
     return path
 
 
+MESH_MIN_EXTENT = 1e-4
+"""Smallest object [m] (0.1 mm): below it masses, inertias and contacts fall under the simulators' tolerances."""
+
+
+def _check_mesh_size(mesh: trimesh.Trimesh, name: str) -> None:
+    if len(mesh.vertices) == 0 or not np.all(np.isfinite(mesh.vertices)):
+        raise ValueError(f"object {name!r}: the mesh has no vertices or non-finite ones")
+    ext = float(np.max(mesh.extents))
+    if ext < MESH_MIN_EXTENT:
+        raise ValueError(
+            f"object {name!r}: the mesh is {ext:.3g} m across, under {MESH_MIN_EXTENT:g} m; are the units metres?"
+        )
+
+
 def load_scene(scene_dir: str | Path) -> Scene:
     """Read a scene folder; every problem is reported as one ``InputError`` naming the file."""
     scene_dir = Path(scene_dir)
@@ -215,10 +275,16 @@ def load_scene(scene_dir: str | Path) -> Scene:
         raise InputError(
             js, "not found: a scene folder holds scene.json and meshes/ (made by `real2sim recon`)"
         )
+    if not js.is_file():
+        raise InputError(js, "not a regular file")
     try:
         d = json.loads(js.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(js, f"malformed JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(js, "malformed JSON (nested too deeply)") from None
+    if not isinstance(d, dict):
+        raise InputError(js, f"invalid scene: expected a JSON object, got {type(d).__name__}")
     try:
         if d.get("version") != SCENE_VERSION:
             raise ValueError(
@@ -229,25 +295,30 @@ def load_scene(scene_dir: str | Path) -> Scene:
             raise ValueError(f"frame must be up '+z', units 'm'; got {frame}")
         support = Support.from_json(d["support"])
         objects = []
-        for od in d["objects"]:
-            role = od.get("role", "dynamic")
-            if role not in ("dynamic", "static"):
-                raise ValueError(f"object {od['name']!r}: role must be 'dynamic' or 'static', got {role!r}")
-            objects.append(
-                SceneObject(
-                    name=od["name"],
-                    mesh=load_mesh(_inside(scene_dir, js, od["mesh"])),
-                    world_from_object=as_transform(
-                        od["world_from_object"], f"{od['name']}.world_from_object"
-                    ),
-                    role=role,
-                    mass=od.get("mass"),
-                    density=od.get("density"),
-                    friction=tuple(od.get("friction", DEFAULT_FRICTION)),
-                    rgba=tuple(od["rgba"]) if "rgba" in od else None,
-                    source=od.get("source", ""),
-                )
-            )
+        if not isinstance(d["objects"], list):
+            raise ValueError("'objects' must be a list")
+        for i, od in enumerate(d["objects"]):
+            if not isinstance(od, dict):
+                raise ValueError(f"objects[{i}] must be a JSON object")
+            name = physics.name(od["name"], f"objects[{i}].name")
+            if any(o.name == name for o in objects):
+                raise ValueError(f"two objects are named {name!r}; names must be unique")
+            if not isinstance(od["mesh"], str):
+                raise ValueError(f"object {name!r}: mesh must be a path string, got {od['mesh']!r}")
+            obj = SceneObject(
+                name=name,
+                mesh=trimesh.Trimesh(),
+                world_from_object=od["world_from_object"],
+                role=od.get("role", "dynamic"),
+                mass=od.get("mass"),
+                density=od.get("density"),
+                friction=od.get("friction", DEFAULT_FRICTION),
+                rgba=od.get("rgba"),
+                source=od.get("source", ""),
+            )  # the values are checked before the mesh is read
+            mesh = load_mesh(_inside(scene_dir, js, od["mesh"]))
+            _check_mesh_size(mesh, name)
+            objects.append(replace(obj, mesh=mesh))
         wfi = {k: as_transform(v, f"world_from_input[{k}]") for k, v in d.get("world_from_input", {}).items()}
         prov = Provenance.from_json(d.get("provenance", {}))
     except InputError:

@@ -48,3 +48,89 @@ def native_output_silenced(fds: tuple[int, ...] = (1, 2)) -> Iterator[None]:
                 os.dup2(s, fd)
                 os.close(s)
             os.close(null)
+
+
+@contextmanager
+def native_output_captured(show: bool = False) -> Iterator[None]:
+    """Send what native code (and worker processes) write to descriptors 1 and 2 into an unnamed temporary file
+    while the block runs, and replay it on stderr at the end only when ``show`` (``-v``); Python's
+    ``sys.stdout``/``sys.stderr`` keep writing to the real streams. Nothing happens where the streams are not the
+    process's descriptors 1 and 2 (click's test runner, an embedded interpreter) or when ``show``."""
+    if show:
+        yield
+        return
+    try:
+        if sys.stdout.fileno() != 1 or sys.stderr.fileno() != 2:
+            raise ValueError
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    import io
+    import tempfile
+
+    old = sys.stdout, sys.stderr
+    for s in old:
+        s.flush()
+    saved = os.dup(1), os.dup(2)
+    sink = tempfile.TemporaryFile()  # unlinked at once: nothing is left in the temporary folder
+    streams = [
+        io.TextIOWrapper(
+            io.FileIO(fd, "w", closefd=False),
+            encoding=s.encoding,
+            errors=s.errors,
+            line_buffering=s.line_buffering,
+        )
+        for fd, s in zip(saved, old, strict=True)
+    ]
+    os.dup2(sink.fileno(), 1)
+    os.dup2(sink.fileno(), 2)
+    sys.stdout, sys.stderr = streams
+    try:
+        yield
+    finally:
+        for s in streams:
+            s.flush()
+        _flush_c_stdio()
+        sys.stdout, sys.stderr = old
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved:
+            os.close(fd)
+        sink.close()
+
+
+def _mujoco_warning(text: str) -> None:
+    import logging
+
+    logging.getLogger("mujoco").info("MuJoCo: %s", text)
+
+
+class _MujocoHook:
+    """Meta-path finder that, once ``mujoco`` is imported, routes its warnings to the ``mujoco`` logger: MuJoCo's
+    default handler prints them and appends them to ``MUJOCO_LOG.TXT`` in the current folder (outside ``-o``)."""
+
+    def find_spec(self, fullname: str, path=None, target=None):  # noqa: ANN001
+        if fullname != "mujoco":
+            return None
+        import importlib.machinery
+
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_and_hook(module) -> None:  # noqa: ANN001
+            exec_module(module)
+            module.set_mju_user_warning(_mujoco_warning)
+
+        spec.loader.exec_module = exec_and_hook  # type: ignore[method-assign]
+        return spec
+
+
+def install_mujoco_warning_hook() -> None:
+    """Route MuJoCo's warnings to logging (shown with ``-v``) instead of stdout and ``MUJOCO_LOG.TXT``."""
+    if "mujoco" in sys.modules:
+        sys.modules["mujoco"].set_mju_user_warning(_mujoco_warning)
+    elif not any(isinstance(f, _MujocoHook) for f in sys.meta_path):
+        sys.meta_path.insert(0, _MujocoHook())

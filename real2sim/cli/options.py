@@ -13,6 +13,7 @@ import ast
 import dataclasses
 import functools
 import inspect
+import math
 import re
 import sys
 import textwrap
@@ -167,14 +168,33 @@ def option(cls: type, name: str, opt: Opt = Opt()) -> Callable[[F], F]:
         if "default" in kw:
             kw["default"] = ",".join(str(x) for x in kw["default"])
         return click.option(*(opt.decls or (flag,)), name, callback=_comma_list(item), **kw)
-    ptype = opt.type or (click.Choice([str(a) for a in args]) if origin is Literal else _click_type(tp))
+    ptype = opt.type or (click.Choice([str(a) for a in args]) if origin is Literal else _click_type(tp, name))
     return click.option(*(opt.decls or (flag,)), name, type=ptype, **kw)
 
 
-def _click_type(tp: Any) -> click.ParamType:
+class FiniteFloat(click.ParamType):
+    """A float option: NaN and infinities are refused where they enter (no option of real2sim means them)."""
+
+    name = "float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        v = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(v):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return v
+
+
+FINITE = FiniteFloat()
+COUNTS = ("seed", "workers")
+"""Integer options that count from 0 (a negative seed or worker count is refused)."""
+
+
+def _click_type(tp: Any, name: str = "") -> click.ParamType:
     if tp is Path:
         return click.Path(path_type=Path)
-    return {int: click.INT, float: click.FLOAT, str: click.STRING}.get(tp, click.STRING)
+    if tp is int and name in COUNTS:
+        return click.IntRange(min=0)
+    return {int: click.INT, float: FINITE, str: click.STRING}.get(tp, click.STRING)
 
 
 def options(cls: type, *names: str, **custom: Opt) -> Callable[[F], F]:

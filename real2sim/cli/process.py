@@ -32,6 +32,7 @@ def command(sessions: tuple[Path, ...], out_dir: Path, ray: str | None, **params
     for s in sessions:
         check_path(s.resolve(), "dir", "no such session folder")
     from rich.console import Console
+    from rich.markup import escape
 
     from real2sim.pipeline.process import run_batch
     from real2sim.pipeline.session import load_session
@@ -41,13 +42,15 @@ def command(sessions: tuple[Path, ...], out_dir: Path, ray: str | None, **params
         ProcessCfg(session_dir=s, out_dir=out_dir / n if n else out_dir, **params)
         for s, n in zip(sessions, names, strict=True)
     ]
+    if ray and len(cfgs) == 1:
+        click.echo(f"note: one session runs in this process, not on the Ray cluster at {ray}")
     results = run_batch(cfgs, ExecutorCfg(workers=params["workers"], ray=ray))
     console = Console()
     for res in results:
         if len(results) > 1:
-            console.print(f"[bold]{res.session.name}[/] -> {res.out_dir}")
+            console.print(f"[bold]{escape(res.session.name)}[/] -> {escape(str(res.out_dir))}")
         for s in res.stages:
             state = "reused" if s.reused else f"{s.seconds:.1f} s"
-            console.print(f"{s.name:10s} {state:>10s}  {s.output}")
+            console.print(f"{s.name:10s} {state:>10s}  {s.output}", markup=False, highlight=False)
         for n in res.notes:
-            console.print(f"note: {n}")
+            console.print(f"note: {n}", markup=False, highlight=False)

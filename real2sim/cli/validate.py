@@ -43,16 +43,21 @@ def command(ctx: click.Context, pkg_dir: Path, as_json: bool, **params: Any) -> 
         )
     else:
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
-        t = Table(title=f"validate {pkg_dir}")
+        t = Table(title=escape(f"validate {pkg_dir}"))
         for col in ("check", "result", "detail"):
             t.add_column(col)
         for c in checks:
-            t.add_row(c.name, "[green]pass[/]" if c.passed else "[red]FAIL[/]", c.detail)
+            t.add_row(escape(c.name), "[green]pass[/]" if c.passed else "[red]FAIL[/]", escape(c.detail))
         Console(width=140).print(t)
-    failed = sum(not c.passed for c in checks)
+    failed = [c for c in checks if not c.passed]
     if failed:
         if not as_json:
-            click.echo(f"{failed} of {len(checks)} checks failed", err=True)
+            first = failed[0]
+            click.echo(
+                f"error: {pkg_dir}: {len(failed)} of {len(checks)} checks failed; {first.name}: {first.detail}",
+                err=True,
+            )
         ctx.exit(1)

@@ -4,6 +4,7 @@ library): the CLI's options read them; ``pipeline.process`` and ``pipeline.demo`
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,9 +33,15 @@ class ProcessCfg:
     """Write the calibrated values into this run's package/ (its MJCF, URDF, USD and README), as calibrate --package."""
 
     def validate(self) -> None:
+        if not self.stages:
+            raise ConfigError(f"--stages is empty; give some of {', '.join(STAGES)}")
         bad = [s for s in self.stages if s not in STAGES]
         if bad:
-            raise ConfigError(f"unknown stage(s) {', '.join(bad)}; stages are {', '.join(STAGES)}")
+            near = difflib.get_close_matches(bad[0], STAGES, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ConfigError(
+                f"--stages: unknown stage(s) {', '.join(bad)}{hint}; stages are {', '.join(STAGES)}"
+            )
         if self.workers < 0:
             raise ConfigError(f"--workers must be >= 0, got {self.workers}")
 

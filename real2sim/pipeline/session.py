@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from real2sim import physics
 from real2sim.errors import InputError
 from real2sim.export.physics import Given, material_problem, value_problem
 
@@ -108,7 +109,15 @@ def _files(folder: Path, exts: tuple[str, ...]) -> tuple[Path, ...]:
 
 
 def _existing(root: Path, rel: str, toml: Path, what: str) -> Path:
+    """``root / rel``, which must exist inside the session folder (symlinks followed): a session is self-contained,
+    and a path to elsewhere (``/etc/...``, ``../other``) is refused."""
+    if not isinstance(rel, str):
+        raise InputError(toml, f"{what} must be a path string, got {rel!r}")
     p = (root / rel).resolve()
+    if not p.is_relative_to(root.resolve()):
+        raise InputError(
+            toml, f"{what} {rel!r} lies outside the session folder {root}; sessions are self-contained"
+        )
     if not p.exists():
         raise InputError(toml, f"{what} {rel!r} does not exist in {root}")
     return p
@@ -181,7 +190,46 @@ def load_session(root: str | Path) -> Session:
         raise InputError(toml, f"invalid session: {exc}") from None
 
 
+KNOWN_KEYS: dict[str, tuple[str, ...]] = {
+    "session": ("name",),
+    "lidar": ("files", "poses", "units", "sensor_origin", "object_only"),
+    "objects": ("object_only", "density", "friction"),
+    "photos": ("dir", "marker", "known_distance", "intrinsics", "object_only", "scale", "colour_scans",
+               "camera_model"),
+    "splats": ("files", "scale", "object_only"),
+    "robot": ("model", "map", "logs", "holdout", "fit"),
+}  # fmt: skip
+"""Every section and key ``session.toml`` understands (``[objects.NAME]`` tables are per-object settings)."""
+
+
+def _check_keys(d: dict[str, Any]) -> None:
+    """Refuse a section or key that is not understood (a typo would be silently ignored), naming the nearest."""
+    import difflib
+
+    def unknown(what: str, key: str, valid: tuple[str, ...]) -> ValueError:
+        near = difflib.get_close_matches(key, valid, n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(valid)}"
+        return ValueError(f"unknown {what} {key!r}{hint}")
+
+    for section, body in d.items():
+        if section not in KNOWN_KEYS:
+            raise unknown("section", f"[{section}]", tuple(f"[{k}]" for k in KNOWN_KEYS))
+        if not isinstance(body, dict):
+            raise ValueError(f"[{section}] must be a table, got {body!r}")
+        for key, value in body.items():
+            if section == "objects" and isinstance(value, dict):
+                continue  # [objects.NAME]: one object's settings
+            if key not in KNOWN_KEYS[section]:
+                raise unknown(f"key in [{section}]", key, KNOWN_KEYS[section])
+    marker = d.get("photos", {}).get("marker")
+    if isinstance(marker, dict):
+        for key in marker:
+            if key not in ("dictionary", "id", "size"):
+                raise unknown("key in photos.marker", key, ("dictionary", "id", "size"))
+
+
 def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
+    _check_keys(d)
     sess = d.get("session", {})
     lid = d.get("lidar", {})
     if "files" in lid:
@@ -222,11 +270,8 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
         splats = tuple(_existing(root, f, toml, "splat file") for f in sp["files"])
     else:
         splats = _files(root / "splats", (".ply",))
-    density = float(objs.get("density", 500.0))
-    friction = float(objs.get("friction", 0.8))
-    for key, v in (("density", density), ("friction", friction)):
-        if (problem := value_problem(key, v)) is not None:
-            raise ValueError(f"objects.{key} = {v}: {problem}")
+    density = physics.positive(objs.get("density", 500.0), "objects.density [kg/m^3]", physics.DENSITY_MAX)
+    friction = physics.friction((objs.get("friction", 0.8), 0.0, 0.0), "objects.friction")[0]
 
     robot = None
     rb = d.get("robot", {})

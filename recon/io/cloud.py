@@ -147,6 +147,14 @@ def _normals_from_fields(fields: dict[str, np.ndarray]) -> np.ndarray | None:
 def cloud_from_fields(fields: dict[str, np.ndarray], path: Path) -> PointCloud:
     if not all(k in fields for k in ("x", "y", "z")):
         raise InputError(path, f"no x, y, z fields (found: {', '.join(fields) or 'none'})")
+    for k, v in fields.items():
+        kind = np.asarray(v).dtype.kind
+        if kind not in "biuf":
+            what = "complex numbers" if kind == "c" else f"values of type {np.asarray(v).dtype}"
+            raise InputError(path, f"field {k!r} holds {what}; point fields must be real numbers")
+    lengths = {len(np.asarray(v)) for v in fields.values()}
+    if len(lengths) > 1:
+        raise InputError(path, f"the fields have different lengths ({sorted(lengths)})")
     pts = np.stack([fields[k].astype(np.float64) for k in ("x", "y", "z")], axis=1)
     labels = None
     for key in ("label", "labels", "class", "classification", "scalar_label"):

@@ -10,6 +10,11 @@ import numpy as np
 from real2sim.errors import InputError
 from real2sim.recon.io.cloud import PointCloud, cloud_from_fields, missing_extra
 
+LAZ_RATIO_MAX = 50
+"""Most a LAZ file's points expand (LASzip reaches 7-20x on real scans)."""
+POINT_BUDGET = 4 << 30
+"""Most bytes of point records read from one LAS/LAZ file (4 GiB, some 120 million points)."""
+
 
 def _check_header(path: Path) -> None:
     """Refuse counts the file has no room for, before laspy walks or allocates them (docs/reliability.md)."""
@@ -32,6 +37,16 @@ def _check_header(path: Path) -> None:
         raise InputError(
             path, f"truncated: header says {count} points of {record} bytes, the file holds fewer"
         )
+    if fmt & 0x80 and count * record > LAZ_RATIO_MAX * max(1, size - point_offset):
+        # LAZ: lazrs allocates what the header says before it decompresses (and aborts the process if it cannot)
+        raise InputError(
+            path,
+            f"header says {count} points ({count * record >> 20} MiB) in {max(0, size - point_offset)} bytes of "
+            f"compressed data; LAZ compresses at most {LAZ_RATIO_MAX}x: corrupt header",
+        )
+    if count * record > POINT_BUDGET:
+        raise InputError(path, f"header says {count} points ({count * record >> 20} MiB); at most "
+                               f"{POINT_BUDGET >> 20} MiB of point records are read")  # fmt: skip
 
 
 def read_las(path: Path) -> PointCloud:
@@ -43,7 +58,7 @@ def read_las(path: Path) -> PointCloud:
     try:
         las = laspy.read(str(path))
     except Exception as exc:  # laspy raises its own error types for malformed files
-        raise InputError(path, f"not a readable LAS/LAZ file ({exc})") from None
+        raise InputError(path, f"not a readable LAS/LAZ file ({str(exc) or type(exc).__name__})") from None
     fields: dict[str, np.ndarray] = {"x": np.asarray(las.x), "y": np.asarray(las.y), "z": np.asarray(las.z)}
     dims = set(las.point_format.dimension_names)
     if "intensity" in dims:

@@ -106,8 +106,10 @@ def read_pcd(path: Path) -> PointCloud:
             fields["green"] = ((packed >> 8) & 255).astype(np.uint8)
             fields["blue"] = (packed & 255).astype(np.uint8)
     cloud = cloud_from_fields(fields, path)
+    if width * height != npts or width < 1 or height < 1:
+        raise InputError(path, f"PCD header WIDTH {width} x HEIGHT {height} is not POINTS {npts}")
     # VIEWPOINT: the sensor's pose (tx ty tz qw qx qy qz); absent, the file does not say where the sensor was
-    so = np.array([float(v) for v in hdr["VIEWPOINT"][:3]]) if "VIEWPOINT" in hdr else None
+    so = _viewpoint(hdr["VIEWPOINT"], path) if "VIEWPOINT" in hdr else None
     return PointCloud(
         points=cloud.points,
         colors=cloud.colors,
@@ -119,6 +121,20 @@ def read_pcd(path: Path) -> PointCloud:
         height=height,
         source=str(path),
     )
+
+
+def _viewpoint(tokens: list[str], path: Path) -> np.ndarray:
+    """The sensor origin of a ``VIEWPOINT tx ty tz qw qx qy qz`` line: seven finite numbers, a unit quaternion."""
+    try:
+        v = np.array([float(t) for t in tokens], dtype=np.float64)
+    except ValueError:
+        v = np.array([np.nan])
+    if v.shape != (7,) or not np.all(np.isfinite(v)) or abs(float(np.linalg.norm(v[3:])) - 1.0) > 1e-3:
+        raise InputError(
+            path,
+            f"PCD VIEWPOINT must be 7 finite numbers 'tx ty tz qw qx qy qz' (unit quaternion), got {' '.join(tokens)!r}",
+        )
+    return v[:3]
 
 
 def write_pcd(path: str | Path, cloud: PointCloud) -> None:

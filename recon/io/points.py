@@ -35,7 +35,9 @@ def read_points(path: str | Path, units: Units = "m") -> PointCloud:
     if path.is_dir():
         raise InputError(path, "is a directory, not a point-cloud file (give the scan files inside it)")
     if not path.is_file():
-        raise InputError(path, "no such file")
+        raise InputError(
+            path, "not a regular file (a FIFO, socket or device)" if path.exists() else "no such file"
+        )
     suffix = path.suffix.lower()
     readers = {
         ".ply": read_ply,

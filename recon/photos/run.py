@@ -1,7 +1,7 @@
 """``real2sim recon photos``: photos around a scene → SfM cameras → metric scale → dense points → ``Scene``.
 
 Output folder: ``cameras.json`` (per registered image: file, ``cam_from_world`` 4x4 in the scene frame,
-intrinsics), ``sfm_report.json`` (timings, unregistered images with the reason, warnings, scale), and unless
+intrinsics), ``sfm_report.json`` (unregistered images with the reason, warnings, scale), and unless
 ``poses_only`` the scene (``scene.json`` + ``meshes/``) built by the point-cloud path from the dense points (``recon.mvs``);
 with ``splat`` also ``nerfstudio/`` (``transforms.json`` + images).
 """
@@ -75,9 +75,10 @@ def camera_up(sfm: SfmResult, world_from_sfm: np.ndarray) -> np.ndarray:
 
 
 def _report(sfm: SfmResult, est: ScaleEstimate | None, dense: str) -> dict:
+    """The report's fields; no timings (they differ run to run and the outputs are byte-identical): they are logged."""
+    log.info("timings: %s", ", ".join(f"{k} {v:.2f} s" for k, v in sfm.timings.items()))
     return {"images": len(sfm.images), "registered": len(sfm.registered), "mapper": sfm.mapper,
             "unregistered": dict(sfm.unregistered), "warnings": list(sfm.warnings),
-            "timings_s": {k: round(v, 3) for k, v in sfm.timings.items()},
             "mean_reprojection_error_px": sfm.mean_reprojection_error, "sparse_points": len(sfm.points),
             "scale": None if est is None else est.to_json(), "dense": dense}  # fmt: skip
 

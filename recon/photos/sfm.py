@@ -7,8 +7,10 @@ Known intrinsics (``SfmCfg.intrinsics``) are needed for accurate orientations on
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -111,6 +113,29 @@ def read_image(path: Path, grey: bool = False) -> np.ndarray | None:
     return cv2.imread(str(path), flags | cv2.IMREAD_IGNORE_ORIENTATION)
 
 
+MAX_IMAGE_PIXELS = 1 << 28
+"""Largest photo read (268 megapixels, 16384 x 16384): a header claiming more is a decompression bomb."""
+
+
+def _check_image_size(path: Path) -> None:
+    """Refuse an image whose header claims more than ``MAX_IMAGE_PIXELS`` before any decoder allocates them."""
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PIL's DecompressionBombWarning: the size is checked here
+            with Image.open(path) as im:
+                w, h = im.size
+    except Image.DecompressionBombError as exc:
+        raise InputError(path, f"refused as a decompression bomb ({exc})") from None
+    except (OSError, ValueError, SyntaxError):
+        return  # not for PIL to say: the decoder below decides
+    if w * h > MAX_IMAGE_PIXELS:
+        raise InputError(
+            path, f"claims {w} x {h} pixels, over the {MAX_IMAGE_PIXELS >> 20} megapixels real2sim reads"
+        )
+
+
 def list_images(image_dir: Path) -> list[str]:
     """Image file names in ``image_dir`` (sorted), each checked to decode; corrupt files are an InputError."""
     import cv2
@@ -119,6 +144,7 @@ def list_images(image_dir: Path) -> list[str]:
         raise InputError(image_dir, "no such image folder")
     names = sorted(p.name for p in image_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
     for n in names:
+        _check_image_size(image_dir / n)
         img = cv2.imread(str(image_dir / n), cv2.IMREAD_UNCHANGED)
         if img is None or img.size == 0:
             raise InputError(
@@ -180,6 +206,9 @@ def run_sfm(image_dir: str | Path, cfg: SfmCfg = SfmCfg(), work_dir: str | Path 
     if len(names) < cfg.min_images:
         raise InputError(image_dir, f"{len(names)} images found, SfM needs at least {cfg.min_images}")
     pycolmap.logging.minloglevel = 2
+    pycolmap.logging.logtostderr = (
+        True  # not glog's files in the temporary folder (stderr is captured, see -v)
+    )
     pycolmap.set_random_seed(cfg.seed)
     timings: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="real2sim-sfm-", dir=work_dir) as tmp:
@@ -265,6 +294,12 @@ def _result(image_dir, names, rec, all_recs, used, timings, cfg, kp, pairs, best
     )
 
 
+def _check_intrinsics(vals: tuple[float, ...], what: str) -> None:
+    """Focal lengths and principal point [px]: finite and > 0."""
+    if not all(math.isfinite(v) and v > 0 for v in vals):
+        raise ConfigError(f"{what}: focal lengths and principal point must be finite and > 0 pixels")
+
+
 def parse_intrinsics(value: str) -> tuple[str, tuple[float, ...]]:
     """Known intrinsics from the command line: ``"fx,fy,cx,cy"`` (PINHOLE), ``"f,cx,cy"`` (SIMPLE_PINHOLE),
     or a Middlebury-style ``*_par.txt`` (``name k11..k33 r11..r33 t1..t3`` per line; only K is used and it must be
@@ -290,6 +325,7 @@ def parse_intrinsics(value: str) -> tuple[str, tuple[float, ...]]:
         k = ks.pop()
         if abs(k[1]) > 1e-9 or abs(k[3]) > 1e-9 or abs(k[6]) > 1e-9 or abs(k[7]) > 1e-9:
             raise InputError(p, "K has skew or a malformed last row; only PINHOLE intrinsics are supported")
+        _check_intrinsics((k[0], k[4], k[2], k[5]), f"--intrinsics {value}")
         return "PINHOLE", (k[0], k[4], k[2], k[5])
     try:
         vals = tuple(float(x) for x in value.split(","))
@@ -297,10 +333,9 @@ def parse_intrinsics(value: str) -> tuple[str, tuple[float, ...]]:
         raise ConfigError(
             f"--intrinsics {value!r}: give 'fx,fy,cx,cy', 'f,cx,cy' or a *_par.txt file"
         ) from None
-    if len(vals) == 4:
-        return "PINHOLE", vals
-    if len(vals) == 3:
-        return "SIMPLE_PINHOLE", vals
+    if len(vals) in (3, 4):
+        _check_intrinsics(vals, f"--intrinsics {value!r}")
+        return ("PINHOLE" if len(vals) == 4 else "SIMPLE_PINHOLE"), vals
     raise ConfigError(f"--intrinsics {value!r}: give 'fx,fy,cx,cy', 'f,cx,cy' or a *_par.txt file")
 
 

@@ -48,6 +48,9 @@ from real2sim.scene import Scene, SceneObject, Support
 def check_extent(points: np.ndarray, cfg: PointCloudReconCfg, name: str) -> None:
     """Reject clouds whose size says the units are wrong."""
     ext = float(np.linalg.norm(np.percentile(points, 99, axis=0) - np.percentile(points, 1, axis=0)))
+    if not 1e-12 < ext < 1e9:  # no unit makes a scan this big or small: the numbers themselves are misread
+        raise InputError(name, f"the cloud spans {ext:.4g} m: these are not coordinates in any unit; is the file's "
+                               "byte order (endianness) or number type wrong?")  # fmt: skip
     if ext > cfg.max_extent:
         raise InputError(name, f"the cloud spans {ext:.4g} m, implausible for units={cfg.units!r}; "
                                "are the coordinates in mm or cm (--units)?")  # fmt: skip

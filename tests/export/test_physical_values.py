@@ -27,8 +27,8 @@ MASS = 0.321
 @pytest.fixture(scope="module")
 def sample_scene_dir(sample_data, tmp_path_factory) -> Path:
     """The scene recon makes from the committed sample scans (4 objects: object_1 ... object_4)."""
-    from real2sim.recon.pointcloud.run import run_recon_pointcloud
     from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
     s = tomllib.loads((sample_data / "session.toml").read_text())
     out = tmp_path_factory.mktemp("phys") / "scene"
