@@ -39,6 +39,8 @@ class CalibrateCfg:
     """Fit by 'windows' (trajectory matching), 'inverse' (torque least squares only) or 'inverse+windows'."""
     window_s: float = 0.5
     """Multiple-shooting window length [s]."""
+    contact_window_s: float = 0.1
+    """Window length [s] of the free-body (contact) fit: short enough that contact is predictable, not chaotic."""
     max_windows: int | None = None
     """Cap on training windows (spread evenly); None: all."""
     qvel_weight: float = 0.05
@@ -82,8 +84,8 @@ class CalibrateCfg:
             raise ConfigError("calibrate needs at least one --fit parameter")
         if self.method not in get_args(Method):
             raise ConfigError(f"method must be windows, inverse or inverse+windows, got {self.method!r}")
-        if self.window_s <= 0:
-            raise ConfigError("window_s must be positive")
+        if self.window_s <= 0 or self.contact_window_s <= 0:
+            raise ConfigError("window_s and contact_window_s must be positive")
         if self.delay_init not in get_args(DelayInit):
             raise ConfigError("delay_init must be 'xcorr' or 'model'")
         for name, wn in (

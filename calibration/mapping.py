@@ -28,6 +28,79 @@ class JointColumns:
     """Measured joint torque [N·m or N]; None: not logged."""
 
 
+BodyFrame = Literal["body", "world"]
+
+
+@dataclass(frozen=True)
+class BodyColumns:
+    """The log columns of one free body: its pose, optionally its velocities.
+
+    ``quat`` lists the columns in the order w, x, y, z of the quaternion (world from body), whatever order the
+    file stores them in: a log with x-y-z-w columns ``q0..q3`` maps as ``quat = ["q3", "q0", "q1", "q2"]``.
+    """
+
+    pos: tuple[str, str, str]
+    """Columns of the body origin in the world frame [m]."""
+    quat: tuple[str, str, str, str]
+    """Columns of the orientation quaternion, listed w, x, y, z."""
+    linvel: tuple[str, str, str] | None = None
+    """Columns of the linear velocity of the body origin in the world frame [m/s]; None: from the positions."""
+    angvel: tuple[str, str, str] | None = None
+    """Columns of the angular velocity [rad/s]; None: from the quaternions."""
+    angvel_frame: BodyFrame = "body"
+    """Frame of ``angvel``: 'body' (as MuJoCo's free joint) or 'world'."""
+
+
+_TOP_KEYS = (
+    "time", "rate", "time_scale", "joints", "actuators", "bodies", "episode", "episode_column", "episodes",
+    "holdout_episodes", "units", "calibration", "normalized_range", "zero_to_100", "constants",
+)  # fmt: skip
+_SECTION_KEYS = {
+    "joints": ("qpos", "qvel", "torque"),
+    "actuators": ("ctrl", "enable"),
+    "bodies": ("pos", "quat", "linvel", "angvel", "angvel_frame"),
+}
+
+
+def _unknown(keys, valid: tuple[str, ...], where: str, path: Path) -> None:
+    """An unknown key → ``InputError`` naming the nearest valid one."""
+    import difflib
+
+    for k in keys:
+        if k not in valid:
+            near = difflib.get_close_matches(str(k), valid, n=1, cutoff=0.0)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise InputError(path, f"unknown key {k!r} in {where}{hint}; valid: {', '.join(valid)}")
+
+
+def _columns(v, n: int, what: str, path: Path) -> tuple[str, ...]:
+    if not isinstance(v, list) or len(v) != n or not all(isinstance(c, str) and c for c in v):
+        raise InputError(path, f"{what} must be a list of {n} column names, got {v!r}")
+    return tuple(v)
+
+
+def _bodies(doc: dict, path: Path) -> dict[str, BodyColumns]:
+    out = {}
+    for name, b in (doc.get("bodies") or {}).items():
+        if not isinstance(b, dict) or "pos" not in b or "quat" not in b:
+            raise InputError(
+                path, f'[bodies.{name}] needs pos = ["x","y","z"] and quat = ["qw","qx","qy","qz"]'
+            )
+        _unknown(b, _SECTION_KEYS["bodies"], f"[bodies.{name}]", path)
+        frame = b.get("angvel_frame", "body")
+        if frame not in ("body", "world"):
+            raise InputError(path, f'[bodies.{name}] angvel_frame must be "body" or "world", got {frame!r}')
+        lin, ang = b.get("linvel"), b.get("angvel")
+        out[name] = BodyColumns(
+            pos=_columns(b["pos"], 3, f"[bodies.{name}] pos", path),  # type: ignore[arg-type]
+            quat=_columns(b["quat"], 4, f"[bodies.{name}] quat (w, x, y, z)", path),  # type: ignore[arg-type]
+            linvel=None if lin is None else _columns(lin, 3, f"[bodies.{name}] linvel", path),  # type: ignore[arg-type]
+            angvel=None if ang is None else _columns(ang, 3, f"[bodies.{name}] angvel", path),  # type: ignore[arg-type]
+            angvel_frame=frame,
+        )
+    return out
+
+
 @dataclass(frozen=True)
 class LogMap:
     """Which column holds time, each joint's position/velocity/torque and each actuator's ctrl."""
@@ -63,6 +136,8 @@ class LogMap:
     """Model actuator name → the column of its on/off flag (``enable = "COLUMN"``; nonzero = powered)."""
     constants: tuple[str, ...] = ()
     """Columns (e.g. JSON header values such as ``kp``) read as per-log constants."""
+    bodies: dict[str, BodyColumns] = field(default_factory=dict)
+    """Model free-body name → its pose (and velocity) columns."""
 
 
 def load_map(path: str | Path) -> LogMap:
@@ -73,6 +148,11 @@ def load_map(path: str | Path) -> LogMap:
         doc = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:
         raise InputError(path, f"not valid TOML: {e}") from None
+    _unknown(doc, _TOP_KEYS, "the map", path)
+    for sec, valid in _SECTION_KEYS.items():
+        for name, body in (doc.get(sec) or {}).items():
+            if isinstance(body, dict):
+                _unknown(body, valid, f"[{sec}.{name}]", path)
     rate = doc.get("rate")
     if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int | float) or rate <= 0):
         raise InputError(path, f"rate must be a positive number of samples per second, got {rate!r}")
@@ -85,8 +165,9 @@ def load_map(path: str | Path) -> LogMap:
         if not isinstance(j, dict) or "qpos" not in j:
             raise InputError(path, f'[joints.{name}] needs qpos = "<column>"')
         joints[name] = JointColumns(qpos=j["qpos"], qvel=j.get("qvel"), torque=j.get("torque"))
-    if not joints:
-        raise InputError(path, "no [joints.<name>] table")
+    bodies = _bodies(doc, path)
+    if not joints and not bodies:
+        raise InputError(path, "no [joints.<name>] or [bodies.<name>] table")
     actuators, enable = {}, {}
     for name, a in (doc.get("actuators") or {}).items():
         if not isinstance(a, dict) or "ctrl" not in a:
@@ -125,6 +206,7 @@ def load_map(path: str | Path) -> LogMap:
         zero_to_100=tuple(doc.get("zero_to_100", LogMap.zero_to_100)),
         enable=enable,
         constants=tuple(str(c) for c in doc.get("constants", ())),
+        bodies=bodies,
     )
 
 

@@ -313,8 +313,15 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
 
 def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     """``calibrate``, then write its outputs to ``cfg.out_dir`` when one is set."""
+    from real2sim.calibration.mapping import load_map
     from real2sim.calibration.outputs import write_outputs
 
+    cfg.validate()
+    lmap = load_map(cfg.map)
+    if lmap.bodies:
+        from real2sim.calibration.contact.outputs import run_and_write
+
+        return run_and_write(cfg, lmap)  # type: ignore[return-value]
     if cfg.package is not None:
         from real2sim.calibration.package import package_files
 

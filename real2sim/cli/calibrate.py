@@ -22,6 +22,7 @@ from real2sim.cli.options import Opt, build, options
     "out_dir",
     "method",
     "window_s",
+    "contact_window_s",
     "qvel_weight",
     "qvel_from_qpos",
     "smooth_qvel_wn",
@@ -41,6 +42,7 @@ from real2sim.cli.options import Opt, build, options
     log_models=Opt(("--log-model",), multiple=True),
     out_dir=Opt(("-o", "--out"), required=True),
     window_s=Opt(("--window",)),
+    contact_window_s=Opt(("--contact-window",)),
     smooth_qvel_wn=Opt(("--smooth-qvel",)),
     velocity_filter_wn=Opt(("--velocity-filter",)),
 )
@@ -53,6 +55,11 @@ def command(model: Path, as_json: bool, **params: Any) -> None:
 
     out_dir = params["out_dir"]
     res = run_calibrate(cfg)
+    if hasattr(res, "randomization_check"):  # a contact fit: its own summary
+        from real2sim.calibration.contact.outputs import echo_summary
+
+        echo_summary(res, as_json)
+        return
     if as_json:
         from real2sim.atomic import dumps_json
 
