@@ -42,7 +42,7 @@ from real2sim.export.config import ExportCfg
 def command(**params: Any) -> None:
     """Export SCENE_DIR (scene.json + meshes/) to a validated sim package."""
     check_path(params["scene_dir"], "any", "no such scene folder")
-    from real2sim.cli import echo_summary
+    from real2sim.cli.echo import echo_summary
     from real2sim.export.package import run_export
 
     pkg = run_export(build(ExportCfg, params))

@@ -34,7 +34,7 @@ from real2sim.recon.photos.config import PhotosReconCfg, SfmCfg
 def command(image_dir: Path, intrinsics: str | None, camera_model: str, **params: Any) -> None:
     """Reconstruct a scene from overlapping photos."""
     check_path(image_dir, "dir", "no such image folder")
-    from real2sim.cli import echo_summary
+    from real2sim.cli.echo import echo_summary
     from real2sim.recon.photos.run import run_recon_photos
     from real2sim.recon.photos.sfm import parse_intrinsics
 

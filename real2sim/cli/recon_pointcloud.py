@@ -40,7 +40,7 @@ def command(files: tuple[Path, ...], **params: Any) -> None:
     """Reconstruct a scene (support + one watertight mesh per object) from point-cloud FILES."""
     for f in files:
         check_path(f, "file", "no such file", not_file=NOT_A_SCAN)
-    from real2sim.cli import echo_summary
+    from real2sim.cli.echo import echo_summary
     from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
     out_dir = params["out_dir"]

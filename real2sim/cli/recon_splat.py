@@ -18,7 +18,7 @@ from real2sim.recon.splats.config import SplatReconCfg
 def command(splat_file: Path, **params: Any) -> None:
     """Reconstruct a scene from a 3DGS splat PLY (INRIA, nerfstudio or SuperSplat layout)."""
     check_path(splat_file, "file", "no such splat file", not_file="is a directory, not a splat PLY file")
-    from real2sim.cli import echo_summary
+    from real2sim.cli.echo import echo_summary
     from real2sim.recon.splats.run import run_recon_splat
 
     out = run_recon_splat(build(SplatReconCfg, params, input=splat_file))

@@ -54,8 +54,10 @@ def import_graph() -> dict[str, set[str]]:
                 if n.level:
                     up = package.split(".")[: len(package.split(".")) - (n.level - 1)]
                     base = ".".join(up + ([n.module] if n.module else []))
-                names.add(base)
-                names |= {f"{base}.{a.name}" for a in n.names}
+                subs = {f"{base}.{a.name}" for a in n.names}
+                names |= subs
+                if not subs <= mods.keys():  # ``from pkg import name``: pkg's __init__ defines the name
+                    names.add(base)
         deps = set()
         for d in names:
             while d and d not in mods:
