@@ -54,7 +54,7 @@ def _data_files(path: Path, info: dict) -> list[Path]:
 
 def read_dataset(path: str | Path) -> Dataset:
     """All data files of the dataset, concatenated in file order."""
-    from real2sim.calibration.logs import _read_parquet
+    from real2sim.calibration.columns import read_parquet
 
     path = Path(path)
     try:
@@ -64,7 +64,7 @@ def read_dataset(path: str | Path) -> Dataset:
     version = str(info.get("codebase_version", "?"))
     if version.split(".")[0] not in ("v2", "v3"):
         raise InputError(path, f"LeRobot codebase_version {version!r} is not supported (v2.1 or v3.0)")
-    parts = [_read_parquet(f) for f in _data_files(path, info)]
+    parts = [read_parquet(f) for f in _data_files(path, info)]
     keys = [k for k in parts[0] if all(k in p for p in parts)]
     table = {k: np.concatenate([p[k] for p in parts]) for k in keys}
     if "episode_index" not in table:

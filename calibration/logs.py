@@ -15,13 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from real2sim.calibration.columns import Table, missing_extra, read_parquet, split_columns
 from real2sim.errors import InputError
-
-Table = dict[str, np.ndarray]
-
-
-def _missing_extra(path: Path, module: str) -> InputError:
-    return InputError(path, f"reading this format needs '{module}': pip install 'real2sim[formats]'")
 
 
 def read_table(path: str | Path) -> Table:
@@ -38,9 +33,9 @@ def read_table(path: str | Path) -> Table:
         return _read_csv(path)
     if name.endswith(".npz"):
         with np.load(path) as z:
-            return _split_columns({k: z[k] for k in z.files}, path)
+            return split_columns({k: z[k] for k in z.files}, path)
     if name.endswith(".parquet"):
-        return _read_parquet(path)
+        return read_parquet(path)
     if name.endswith((".h5", ".hdf5")):
         return _read_hdf5(path)
     if name.endswith((".mcap", ".db3")):
@@ -121,47 +116,11 @@ def _read_csv(path: Path) -> Table:
     return {h: data[:, i] for i, h in enumerate(header)}
 
 
-def _split_columns(cols: dict[str, np.ndarray], path: Path) -> Table:
-    out: Table = {}
-    for k, v in cols.items():
-        a = np.asarray(v)
-        if a.dtype == object:
-            try:
-                a = np.stack([np.asarray(x, dtype=float) for x in a])
-            except (TypeError, ValueError):
-                continue
-        if not np.issubdtype(a.dtype, np.number) and a.dtype != bool:
-            continue
-        a = a.astype(float)
-        if a.ndim == 1:
-            out[k] = a
-        elif a.ndim == 2:
-            for j in range(a.shape[1]):
-                out[f"{k}[{j}]"] = a[:, j]
-    if not out:
-        raise InputError(path, "no numeric columns found")
-    return out
-
-
-def _read_parquet(path: Path) -> Table:
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise _missing_extra(path, "pyarrow") from None
-    table = pq.read_table(path)
-    cols = {name: np.asarray(table.column(name).to_pylist(), dtype=object) for name in table.column_names}
-    out = _split_columns(cols, path)
-    # LeRobot layout: 'timestamp' is the time column; keep an alias 'time' for convenience.
-    if "timestamp" in out and "time" not in out:
-        out["time"] = out["timestamp"]
-    return out
-
-
 def _read_hdf5(path: Path) -> Table:
     try:
         import h5py
     except ImportError:
-        raise _missing_extra(path, "h5py") from None
+        raise missing_extra(path, "h5py") from None
     cols: dict[str, np.ndarray] = {}
     with h5py.File(path, "r") as f:
 
@@ -170,7 +129,7 @@ def _read_hdf5(path: Path) -> Table:
                 cols[name] = obj[()]
 
         f.visititems(visit)
-    return _split_columns(cols, path)
+    return split_columns(cols, path)
 
 
 def _read_rosbag(path: Path) -> Table:
@@ -179,7 +138,7 @@ def _read_rosbag(path: Path) -> Table:
     try:
         from rosbags.highlevel import AnyReader
     except ImportError:
-        raise _missing_extra(path, "rosbags") from None
+        raise missing_extra(path, "rosbags") from None
     rows: dict[int, dict[str, tuple[float, float, float]]] = {}
     with AnyReader([path]) as reader:
         conns = [c for c in reader.connections if c.msgtype == "sensor_msgs/msg/JointState"]

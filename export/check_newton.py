@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from real2sim.export.engines import LIFT, MASS_RTOL, MAX_REST_ERROR, SETTLE_SECONDS, Body, rel_error
+from real2sim.export.engine_reference import LIFT, MASS_RTOL, MAX_REST_ERROR, SETTLE_SECONDS, Body, rel_error
 from real2sim.results import Check
 
 HZ = 240

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from real2sim.export.engines import MASS_RTOL, Body, rel_error
+from real2sim.export.engine_reference import MASS_RTOL, Body, rel_error
 from real2sim.results import Check
 from real2sim.transforms import quat_to_matrix
 
