@@ -10,10 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from real2sim.errors import OptionError
 from real2sim.export.materials import material, material_names, nearest_names
-from real2sim.scene import DEFAULT_DENSITY, DEFAULT_FRICTION, SceneObject
+
+if TYPE_CHECKING:  # the scene module loads trimesh: kept out of the CLI's option parsing
+    from real2sim.scene import SceneObject
 
 SOURCES = {
     "default": "real2sim's default (density 500 kg/m^3, friction 0.8)",
@@ -129,6 +132,8 @@ def check_names(given: dict[str, Given], objects: Sequence[SceneObject], bodies:
 def resolve_physics(o: SceneObject, body: str, given: dict[str, Given]) -> ObjectPhysics:
     """What object ``o`` (body name ``body``) is exported with: a given value first, then its material, then the
     scene's own value."""
+    from real2sim.scene import DEFAULT_DENSITY, DEFAULT_FRICTION
+
     g = given.get(o.name) or given.get(body) or Given()
     mat = material(g.material) if g.material is not None else None
     mat_source = f"material:{mat.name}" if mat is not None else ""
