@@ -105,32 +105,10 @@ def _mujoco_warning(text: str) -> None:
     logging.getLogger("mujoco").info("MuJoCo: %s", text)
 
 
-class _MujocoHook:
-    """Meta-path finder that, once ``mujoco`` is imported, routes its warnings to the ``mujoco`` logger: MuJoCo's
-    default handler prints them and appends them to ``MUJOCO_LOG.TXT`` in the current folder (outside ``-o``)."""
+def route_mujoco_warnings() -> None:
+    """Route MuJoCo's warnings to logging (shown with ``-v``): MuJoCo's default handler prints them and appends
+    them to ``MUJOCO_LOG.TXT`` in the current folder, outside ``-o``. Imports MuJoCo: the CLI calls it once a
+    command that simulates runs, and each worker process before its first task."""
+    import mujoco
 
-    def find_spec(self, fullname: str, path=None, target=None):  # noqa: ANN001
-        if fullname != "mujoco":
-            return None
-        import importlib.machinery
-
-        sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or spec.loader is None:
-            return spec
-        exec_module = spec.loader.exec_module
-
-        def exec_and_hook(module) -> None:  # noqa: ANN001
-            exec_module(module)
-            module.set_mju_user_warning(_mujoco_warning)
-
-        spec.loader.exec_module = exec_and_hook  # type: ignore[method-assign]
-        return spec
-
-
-def install_mujoco_warning_hook() -> None:
-    """Route MuJoCo's warnings to logging (shown with ``-v``) instead of stdout and ``MUJOCO_LOG.TXT``."""
-    if "mujoco" in sys.modules:
-        sys.modules["mujoco"].set_mju_user_warning(_mujoco_warning)
-    elif not any(isinstance(f, _MujocoHook) for f in sys.meta_path):
-        sys.meta_path.insert(0, _MujocoHook())
+    mujoco.set_mju_user_warning(_mujoco_warning)
