@@ -55,11 +55,17 @@ class ObjectPhysics:
 
 
 def value_problem(kind: str, value: float) -> str | None:
-    """Why ``value`` is no valid ``kind`` (mass, density: positive and finite; friction: >= 0 and finite)."""
+    """Why ``value`` is no valid ``kind``, by the bounds every entry point shares (``real2sim.physics``): mass and
+    density positive, finite and within ``MASS_MAX`` / ``DENSITY_MAX``; sliding friction finite, >= 0 and within
+    ``FRICTION_MAX``."""
+    from real2sim.physics import DENSITY_MAX, FRICTION_MAX, MASS_MAX
+
     if kind == "friction":
-        return None if math.isfinite(value) and value >= 0 else "must be a finite number >= 0"
-    unit = "kg" if kind == "mass" else "kg/m^3"
-    return None if math.isfinite(value) and value > 0 else f"must be a positive, finite number of {unit}"
+        ok = math.isfinite(value) and 0 <= value <= FRICTION_MAX[0]
+        return None if ok else f"must be a finite number >= 0 and at most {FRICTION_MAX[0]:g}"
+    unit, upper = ("kg", MASS_MAX) if kind == "mass" else ("kg/m^3", DENSITY_MAX)
+    ok = math.isfinite(value) and 0 < value <= upper
+    return None if ok else f"must be a positive, finite number of {unit}, at most {upper:g}"
 
 
 def material_problem(name: str) -> str | None:
