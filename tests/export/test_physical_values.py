@@ -42,9 +42,12 @@ def sample_scene_dir(sample_data, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def cache_root(tmp_path_factory) -> Path:
-    """``$REAL2SIM_CACHE`` of the CLI runs; the API runs share its decompositions (``<it>/coacd``)."""
-    return tmp_path_factory.mktemp("phys_cache")
+def cache_root(tmp_path_factory, cache_dir) -> Path:
+    """``$REAL2SIM_CACHE`` of the CLI runs: its ``coacd`` is the session's decomposition cache (the sample scene's
+    objects are decomposed once per test session, most of this module's time)."""
+    root = tmp_path_factory.mktemp("phys_cache")
+    (root / "coacd").symlink_to(cache_dir, target_is_directory=True)
+    return root
 
 
 @pytest.fixture(scope="module")
