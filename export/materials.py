@@ -47,8 +47,8 @@ def material_names() -> list[str]:
 
 
 def nearest_names(name: str, names: list[str]) -> list[str]:
-    """The names in ``names`` closest in spelling to ``name`` (at most three, best first)."""
-    return difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    """The name in ``names`` closest in spelling to ``name``, if one is close (an empty list if none)."""
+    return difflib.get_close_matches(name, names, n=1, cutoff=0.5)
 
 
 def material(name: str) -> Material | None:

@@ -74,14 +74,14 @@ def material_problem(name: str) -> str | None:
         return None
     names = material_names()
     near = nearest_names(name.lower(), names)
-    hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+    hint = f" (did you mean {near[0]}?)" if near else ""
     return f"unknown material {name!r}{hint}; materials: {', '.join(names)}"
 
 
 def unknown_object(name: str, names: Sequence[str]) -> str:
     """The problem text for an object name that is not in the scene: the nearest names and every name."""
     near = nearest_names(name, list(names))
-    hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+    hint = f" (did you mean {near[0]}?)" if near else ""
     return f"no object {name!r} in the scene{hint}; objects: {', '.join(names)}"
 
 

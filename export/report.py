@@ -125,6 +125,17 @@ def physics_md(info: PackageManifest) -> list[str]:
     return out
 
 
+def with_physics(readme: str, info: PackageManifest) -> str:
+    """``readme`` (a package README) with its "Physical properties" section rewritten from ``info`` (for a tool that
+    updates values and sources, e.g. to ``fitted``); appended where the README has none."""
+    section = "\n".join(physics_md(info)).strip("\n") + "\n"
+    head, found, rest = readme.partition("## Physical properties\n")
+    if not found:
+        return readme.rstrip("\n") + "\n\n" + section
+    tail = rest.split("\n## ", 1)
+    return head + section + ("\n## " + tail[1] if len(tail) > 1 else "")
+
+
 def report_html(info: PackageManifest, checks: tuple[Check, ...], renders: list[str]) -> str:
     e = html.escape
     name = info.name

@@ -42,9 +42,12 @@ def sample_scene_dir(sample_data, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def cache_root(tmp_path_factory) -> Path:
-    """``$REAL2SIM_CACHE`` of the CLI runs; the API runs share its decompositions (``<it>/coacd``)."""
-    return tmp_path_factory.mktemp("phys_cache")
+def cache_root(tmp_path_factory, cache_dir) -> Path:
+    """``$REAL2SIM_CACHE`` of the CLI runs: its ``coacd`` is the session's decomposition cache (the sample scene's
+    objects are decomposed once per test session, most of this module's time)."""
+    root = tmp_path_factory.mktemp("phys_cache")
+    (root / "coacd").symlink_to(cache_dir, target_is_directory=True)
+    return root
 
 
 @pytest.fixture(scope="module")
@@ -208,3 +211,24 @@ def test_bad_values_are_one_line_errors_and_nothing_is_written(sample_scene_dir,
     if "no object" in expect:
         assert "objects: object_1, object_2, object_3, object_4" in lines[0]
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_later_tool_can_mark_a_value_fitted(given):
+    """The calibrate write-back's path: ``export.json`` read back, a value marked ``fitted``, the README's section
+    rewritten; the rest of the README is kept byte for byte."""
+    from dataclasses import replace
+
+    from real2sim.export.manifest import PhysicalValue
+    from real2sim.export.report import with_physics
+
+    info = PackageManifest.from_json(given)
+    assert PackageManifest.from_json(given).to_json() == (given / "export.json").read_text()  # round trip
+    o = info.objects[0]
+    fitted = replace(o, physics={**o.physics, "friction": PhysicalValue((0.55, 0.005, 0.0001), "fitted")})
+    info = replace(info, objects=(fitted, *info.objects[1:]))
+    readme = (given / "README.md").read_text()
+    new = with_physics(readme, info)
+    assert _physics_table(new)["object_1"][4:] == ["0.55", "fitted"]
+    assert _physics_table(new)["object_2"] == _physics_table(readme)["object_2"]
+    a, b = readme.split("## Physical properties"), new.split("## Physical properties")
+    assert a[0] == b[0] and a[1].split("\n## ", 1)[1] == b[1].split("\n## ", 1)[1]
