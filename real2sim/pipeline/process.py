@@ -21,9 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from real2sim.errors import ConfigError, InputError, Real2SimError
+from real2sim.errors import ConfigError, InputError
 from real2sim.executor import ExecutorCfg, run_map
-from real2sim.pipeline.background import Background
 from real2sim.pipeline.cache import RunRecord, hashed_options, stage_key
 from real2sim.pipeline.config import ProcessCfg
 from real2sim.pipeline.session import Session, load_session
@@ -79,36 +78,19 @@ class _Runner:
         self.record = RunRecord(self.out / "run.json")
         self.runs: list[StageRun] = []
 
-    def reused(self, name: str, output: Path, key: str) -> StageSummary | None:
-        """The summary ``run.json`` holds for this stage if it finished with ``key`` and ``output`` exists."""
-        prev = None if self.cfg.force or not output.exists() else self.record.finished(name, key)
-        if prev is not None:
-            try:
-                return SUMMARY_TYPES[name].from_json(prev)
-            except (KeyError, TypeError):
-                pass  # a summary from an older real2sim: run the stage again
-        return None
-
     def run(self, name: str, output: Path, key: str, work: Callable[[], StageSummary]) -> None:
         """Run ``work`` unless ``run.json`` says this stage finished with ``key`` and ``output`` exists."""
-
-        def timed() -> tuple[StageSummary, float]:
-            t0 = time.perf_counter()
-            return work(), time.perf_counter() - t0
-
-        self.run_timed(name, output, key, timed)
-
-    def run_timed(
-        self, name: str, output: Path, key: str, work: Callable[[], tuple[StageSummary, float]]
-    ) -> None:
-        """``run`` for work that measures its own seconds (work done in another process)."""
+        kind = SUMMARY_TYPES[name]
+        prev = None if self.cfg.force or not output.exists() else self.record.finished(name, key)
         t0 = time.perf_counter()
-        prev = self.reused(name, output, key)
         if prev is not None:
-            self.runs.append(StageRun(name, output, time.perf_counter() - t0, True, prev))
-            return
-        summary, seconds = work()
-        self.runs.append(StageRun(name, output, seconds, False, summary))
+            try:
+                self.runs.append(StageRun(name, output, time.perf_counter() - t0, True, kind.from_json(prev)))
+                return
+            except (KeyError, TypeError):
+                pass  # a summary from an older real2sim: run the stage again
+        summary = work()
+        self.runs.append(StageRun(name, output, time.perf_counter() - t0, False, summary))
         self.record.record(name, key, output, summary.to_json())
 
 
@@ -122,19 +104,6 @@ def run_process(cfg: ProcessCfg) -> ProcessResult:
             "holds nothing to process (expected lidar/, images/, splats/ or a [robot] in session.toml)",
         )
     r = _Runner(cfg)
-    calibration = _start_calibration(r, session)
-    try:
-        return _run_stages(r, session, calibration)
-    except BaseException:
-        if calibration is not None:
-            calibration.cancel()
-        raise
-
-
-def _run_stages(
-    r: _Runner, session: Session, calibration: Background[CalibrationSummary] | None
-) -> ProcessResult:
-    cfg = r.cfg
     notes: list[str] = []
     scene_dir = r.out / "scene"
     scene: Scene | None = None
@@ -155,7 +124,7 @@ def _run_stages(
         _export(r, session, scene, scene_dir, r.out / "package")
     if "calibrate" in cfg.stages:
         if session.robot is not None:
-            _calibrate(r, session, r.out / "calibration", calibration)
+            _calibrate(r, session, r.out / "calibration")
         else:
             notes.append("calibrate: no [robot] section in session.toml")
     return ProcessResult(session, r.out, tuple(r.runs), tuple(notes))
@@ -290,49 +259,9 @@ def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, pkg_di
     r.run("export", pkg_dir, key, work)
 
 
-def _start_calibration(r: _Runner, s: Session) -> Background[CalibrationSummary] | None:
-    """The calibration started in its own process, to run beside recon and export (it needs neither), when this run
-    calibrates without writing into its package, may use more than one process and cannot reuse a previous
-    calibration; else None (it then runs after export, as written)."""
-    if "calibrate" not in r.cfg.stages or s.robot is None or r.cfg.calibration_package or r.cfg.workers == 1:
-        return None
-    if not _cores_beside_this_one():
-        return None
-    try:
-        cfg, key = _calibrate_job(r, s, r.out / "calibration")
-    except Real2SimError:
-        return None  # reported when the stage runs, after recon and export, as before
-    if r.reused("calibrate", r.out / "calibration", key) is not None:
-        return None
-    return Background(_calibration_summary, cfg, "calibrate")
-
-
-def _cores_beside_this_one() -> bool:
-    import os
-
-    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
-    return len(cores) > 1
-
-
-def _calibration_summary(cfg: Any) -> CalibrationSummary:
-    from real2sim.calibration.run import run_calibrate
-
-    return CalibrationSummary.of(run_calibrate(cfg))
-
-
-def _calibrate(
-    r: _Runner, s: Session, out: Path, started: Background[CalibrationSummary] | None = None
-) -> None:
-    cfg, key = _calibrate_job(r, s, out)
-    if started is not None:
-        r.run_timed("calibrate", out, key, started.result)
-    else:
-        r.run("calibrate", out, key, lambda: _calibration_summary(cfg))
-
-
-def _calibrate_job(r: _Runner, s: Session, out: Path) -> tuple[Any, str]:
-    """The calibration's config and stage key."""
+def _calibrate(r: _Runner, s: Session, out: Path) -> None:
     from real2sim.calibration.config import CalibrateCfg
+    from real2sim.calibration.run import run_calibrate
 
     rb = s.robot
     assert rb is not None
@@ -352,4 +281,4 @@ def _calibrate_job(r: _Runner, s: Session, out: Path) -> tuple[Any, str]:
     if cfg.package is not None:  # a re-exported package needs the values written again
         opts["package"] = r.record.data["stages"].get("export", {}).get("key")
     key = stage_key("calibrate", [rb.model, rb.map, *rb.logs, *rb.holdout], opts)
-    return cfg, key
+    r.run("calibrate", out, key, lambda: CalibrationSummary.of(run_calibrate(cfg)))
