@@ -17,6 +17,12 @@ class InputError(Real2SimError):
         self.problem = problem
         super().__init__(f"{path}: {problem}")
 
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, str]]:
+        return (
+            type(self),
+            (self.path, self.problem),
+        )  # pickles whole, so it comes back from a worker process
+
 
 class ConfigError(Real2SimError):
     """An option or configuration value is invalid."""
