@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from real2sim.errors import ConfigError, InputError
+from real2sim.errors import ConfigError, InputError, Real2SimError
 from real2sim.executor import ExecutorCfg, run_map
+from real2sim.pipeline.background import Background
 from real2sim.pipeline.cache import RunRecord, hashed_options, stage_key
 from real2sim.pipeline.config import ProcessCfg
 from real2sim.pipeline.session import Session, load_session
@@ -78,19 +79,36 @@ class _Runner:
         self.record = RunRecord(self.out / "run.json")
         self.runs: list[StageRun] = []
 
-    def run(self, name: str, output: Path, key: str, work: Callable[[], StageSummary]) -> None:
-        """Run ``work`` unless ``run.json`` says this stage finished with ``key`` and ``output`` exists."""
-        kind = SUMMARY_TYPES[name]
+    def reused(self, name: str, output: Path, key: str) -> StageSummary | None:
+        """The summary ``run.json`` holds for this stage if it finished with ``key`` and ``output`` exists."""
         prev = None if self.cfg.force or not output.exists() else self.record.finished(name, key)
-        t0 = time.perf_counter()
         if prev is not None:
             try:
-                self.runs.append(StageRun(name, output, time.perf_counter() - t0, True, kind.from_json(prev)))
-                return
+                return SUMMARY_TYPES[name].from_json(prev)
             except (KeyError, TypeError):
                 pass  # a summary from an older real2sim: run the stage again
-        summary = work()
-        self.runs.append(StageRun(name, output, time.perf_counter() - t0, False, summary))
+        return None
+
+    def run(self, name: str, output: Path, key: str, work: Callable[[], StageSummary]) -> None:
+        """Run ``work`` unless ``run.json`` says this stage finished with ``key`` and ``output`` exists."""
+
+        def timed() -> tuple[StageSummary, float]:
+            t0 = time.perf_counter()
+            return work(), time.perf_counter() - t0
+
+        self.run_timed(name, output, key, timed)
+
+    def run_timed(
+        self, name: str, output: Path, key: str, work: Callable[[], tuple[StageSummary, float]]
+    ) -> None:
+        """``run`` for work that measures its own seconds (work done in another process)."""
+        t0 = time.perf_counter()
+        prev = self.reused(name, output, key)
+        if prev is not None:
+            self.runs.append(StageRun(name, output, time.perf_counter() - t0, True, prev))
+            return
+        summary, seconds = work()
+        self.runs.append(StageRun(name, output, seconds, False, summary))
         self.record.record(name, key, output, summary.to_json())
 
 
@@ -104,6 +122,17 @@ def run_process(cfg: ProcessCfg) -> ProcessResult:
             "holds nothing to process (expected lidar/, images/, splats/ or a [robot] in session.toml)",
         )
     r = _Runner(cfg)
+    started: list[Background[CalibrationSummary]] = []
+    try:
+        return _run_stages(r, session, started)
+    except BaseException:
+        for b in started:
+            b.cancel()
+        raise
+
+
+def _run_stages(r: _Runner, session: Session, started: list[Background[CalibrationSummary]]) -> ProcessResult:
+    cfg = r.cfg
     notes: list[str] = []
     scene_dir = r.out / "scene"
     scene: Scene | None = None
@@ -120,11 +149,16 @@ def run_process(cfg: ProcessCfg) -> ProcessResult:
             notes.append("recon: scans used; the photos colour their meshes when the scans carry no colour")
         elif session.lidar and (session.images is not None or session.splats):
             notes.append("recon: scans used; photos/splats of the same scene are not fused yet")
+    calibration = None
     if "export" in cfg.stages and scene_dir.is_dir():
-        _export(r, session, scene, scene_dir, r.out / "package")
+        ecfg, ekey = _export_job(r, session, scene_dir, r.out / "package")
+        if r.reused("export", r.out / "package", ekey) is None and _objects_at_once(r, scene) > 1:
+            calibration = _start_calibration(r, session)  # beside export's single-threaded object workers
+            started += [calibration] if calibration is not None else []
+        _export(r, scene, scene_dir, ecfg, ekey)
     if "calibrate" in cfg.stages:
         if session.robot is not None:
-            _calibrate(r, session, r.out / "calibration")
+            _calibrate(r, session, r.out / "calibration", calibration)
         else:
             notes.append("calibrate: no [robot] section in session.toml")
     return ProcessResult(session, r.out, tuple(r.runs), tuple(notes))
@@ -242,13 +276,19 @@ def _recon_splat(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
     return _recon(r, "splat", scene_dir, key, lambda: run_recon_splat(cfg))
 
 
-def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, pkg_dir: Path) -> None:
+def _export_job(r: _Runner, s: Session, scene_dir: Path, pkg_dir: Path) -> tuple[Any, str]:
+    """The export's config and stage key."""
     from real2sim.export.config import ExportCfg
-    from real2sim.export.package import export_scene
 
     name = sanitize_name(s.name)
     cfg = ExportCfg(scene_dir=scene_dir, out_dir=pkg_dir, name=name, workers=r.cfg.workers)
-    key = stage_key("export", [scene_dir], hashed_options(cfg))
+    return cfg, stage_key("export", [scene_dir], hashed_options(cfg))
+
+
+def _export(r: _Runner, scene: Scene | None, scene_dir: Path, cfg: Any, key: str) -> None:
+    from real2sim.export.package import export_scene
+
+    pkg_dir = cfg.out_dir
 
     def work() -> PackageSummary:
         # the recon of this run hands its Scene over; a reused recon's scene is loaded from its folder
@@ -259,9 +299,46 @@ def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, pkg_di
     r.run("export", pkg_dir, key, work)
 
 
-def _calibrate(r: _Runner, s: Session, out: Path) -> None:
-    from real2sim.calibration.config import CalibrateCfg
+def _objects_at_once(r: _Runner, scene: Scene | None) -> int:
+    """Objects export decomposes at once (its pool's size; each object then runs single-threaded)."""
+    return ExecutorCfg(workers=r.cfg.workers).pool_size(len(scene.objects)) if scene is not None else 1
+
+
+def _start_calibration(r: _Runner, s: Session) -> Background[CalibrationSummary] | None:
+    """The calibration (it needs neither recon nor export) started in its own single-threaded process, to run beside
+    export's object workers, when this run calibrates without writing into its package and cannot reuse a previous
+    calibration; else None (it then runs after export). Beside recon it would not pay: recon's OpenMP thread teams
+    slow down badly when a third process competes for 2 cores (docs/speed.md)."""
+    if "calibrate" not in r.cfg.stages or s.robot is None or r.cfg.calibration_package:
+        return None
+    try:
+        cfg, key = _calibrate_job(r, s, r.out / "calibration")
+    except Real2SimError:
+        return None  # reported when the stage runs, after export, as before
+    if r.reused("calibrate", r.out / "calibration", key) is not None:
+        return None
+    return Background(_calibration_summary, cfg, "calibrate", threads=1)
+
+
+def _calibration_summary(cfg: Any) -> CalibrationSummary:
     from real2sim.calibration.run import run_calibrate
+
+    return CalibrationSummary.of(run_calibrate(cfg))
+
+
+def _calibrate(
+    r: _Runner, s: Session, out: Path, started: Background[CalibrationSummary] | None = None
+) -> None:
+    cfg, key = _calibrate_job(r, s, out)
+    if started is not None:
+        r.run_timed("calibrate", out, key, started.result)
+    else:
+        r.run("calibrate", out, key, lambda: _calibration_summary(cfg))
+
+
+def _calibrate_job(r: _Runner, s: Session, out: Path) -> tuple[Any, str]:
+    """The calibration's config and stage key."""
+    from real2sim.calibration.config import CalibrateCfg
 
     rb = s.robot
     assert rb is not None
@@ -281,4 +358,4 @@ def _calibrate(r: _Runner, s: Session, out: Path) -> None:
     if cfg.package is not None:  # a re-exported package needs the values written again
         opts["package"] = r.record.data["stages"].get("export", {}).get("key")
     key = stage_key("calibrate", [rb.model, rb.map, *rb.logs, *rb.holdout], opts)
-    r.run("calibrate", out, key, lambda: CalibrationSummary.of(run_calibrate(cfg)))
+    return cfg, key
