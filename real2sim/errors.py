@@ -18,7 +18,10 @@ class InputError(Real2SimError):
         super().__init__(f"{path}: {problem}")
 
     def __reduce__(self) -> tuple[type[InputError], tuple[str, str]]:
-        return (type(self), (self.path, self.problem))  # pickles whole, from a worker process
+        return (
+            type(self),
+            (self.path, self.problem),
+        )  # pickles whole, so it comes back from a worker process
 
 
 class ConfigError(Real2SimError):

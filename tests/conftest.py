@@ -17,6 +17,24 @@ if not os.environ.get("DISPLAY"):
 
 import pytest
 
+
+def _budget_worker_threads() -> None:
+    """An xdist worker sizes its thread pools (OpenMP, BLAS: Open3D, CoACD, NumPy) to its share of the cores, as
+    ``run_map``'s pool workers do: N workers with a thread team per core each would oversubscribe the cores, and
+    OpenMP teams then wait at their barriers on descheduled threads (docs/speed.md). The tests pass at any thread
+    count, as they must on a one-core machine."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
+    if workers <= 1 or "OMP_NUM_THREADS" in os.environ:
+        return  # not a worker of a parallel run, or the user chose
+    from real2sim.executor import budget_threads, worker_threads
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    budget_threads(worker_threads(workers, cores))
+
+
+_budget_worker_threads()
+
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 SAMPLE_DATA = ROOT / "sample_data"

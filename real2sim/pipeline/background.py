@@ -1,8 +1,8 @@
 """A stage's work in a process of its own, started before stages it does not depend on (``process`` runs the
 calibration beside recon and export): its result and wall time, or the error it raised, come back through a pipe.
 
-The process is spawned (Open3D and MuJoCo state is not fork-safe) with this process's environment, so its thread
-pools are sized as they would be here and its results are the same bytes. It shows no progress bars (the stages
+The process is spawned (Open3D and MuJoCo state is not fork-safe) with this process's environment, its thread
+pools sized to ``threads`` when given (results do not depend on it: the tests compare the bytes). It shows no progress bars (the stages
 running here show theirs); its log records go to stderr at this process's level. A run that fails elsewhere stops
 it (``cancel``), so nothing is written after the command has reported its error.
 """
@@ -48,14 +48,27 @@ def _child(fn: Callable[[Any], Any], arg: Any, conn: Any, level: int) -> None:
 class Background(Generic[T]):
     """``fn(arg)`` running in its own process from construction; ``result()`` waits for it."""
 
-    def __init__(self, fn: Callable[[Any], T], arg: Any, what: str) -> None:
+    def __init__(self, fn: Callable[[Any], T], arg: Any, what: str, threads: int | None = None) -> None:
         import multiprocessing as mp
+        import os
+
+        from real2sim.executor import THREAD_VARS
 
         ctx = mp.get_context("spawn")
         self.what = what
         self._recv, send = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_child, args=(fn, arg, send, logging.getLogger().getEffectiveLevel()))
-        self._proc.start()
+        old = {v: os.environ.get(v) for v in THREAD_VARS}
+        if threads is not None:  # the thread pools the process sizes when its libraries load
+            os.environ.update({v: str(threads) for v in THREAD_VARS})
+        try:
+            self._proc.start()
+        finally:
+            for v, x in old.items():
+                if x is None:
+                    os.environ.pop(v, None)
+                else:
+                    os.environ[v] = x
         send.close()
 
     def result(self) -> tuple[T, float]:

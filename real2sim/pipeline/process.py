@@ -122,18 +122,16 @@ def run_process(cfg: ProcessCfg) -> ProcessResult:
             "holds nothing to process (expected lidar/, images/, splats/ or a [robot] in session.toml)",
         )
     r = _Runner(cfg)
-    calibration = _start_calibration(r, session)
+    started: list[Background[CalibrationSummary]] = []
     try:
-        return _run_stages(r, session, calibration)
+        return _run_stages(r, session, started)
     except BaseException:
-        if calibration is not None:
-            calibration.cancel()
+        for b in started:
+            b.cancel()
         raise
 
 
-def _run_stages(
-    r: _Runner, session: Session, calibration: Background[CalibrationSummary] | None
-) -> ProcessResult:
+def _run_stages(r: _Runner, session: Session, started: list[Background[CalibrationSummary]]) -> ProcessResult:
     cfg = r.cfg
     notes: list[str] = []
     scene_dir = r.out / "scene"
@@ -151,8 +149,13 @@ def _run_stages(
             notes.append("recon: scans used; the photos colour their meshes when the scans carry no colour")
         elif session.lidar and (session.images is not None or session.splats):
             notes.append("recon: scans used; photos/splats of the same scene are not fused yet")
+    calibration = None
     if "export" in cfg.stages and scene_dir.is_dir():
-        _export(r, session, scene, scene_dir, r.out / "package")
+        ecfg, ekey = _export_job(r, session, scene_dir, r.out / "package")
+        if r.reused("export", r.out / "package", ekey) is None and _objects_at_once(r, scene) > 1:
+            calibration = _start_calibration(r, session)  # beside export's single-threaded object workers
+            started += [calibration] if calibration is not None else []
+        _export(r, session, scene, scene_dir, ecfg, ekey)
     if "calibrate" in cfg.stages:
         if session.robot is not None:
             _calibrate(r, session, r.out / "calibration", calibration)
@@ -273,9 +276,9 @@ def _recon_splat(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
     return _recon(r, "splat", scene_dir, key, lambda: run_recon_splat(cfg))
 
 
-def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, pkg_dir: Path) -> None:
+def _export_job(r: _Runner, s: Session, scene_dir: Path, pkg_dir: Path) -> tuple[Any, str]:
+    """The export's config and stage key."""
     from real2sim.export.config import ExportCfg
-    from real2sim.export.package import export_scene
 
     name = sanitize_name(s.name)
     known = object_options(s)
@@ -289,7 +292,13 @@ def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, pkg_di
         friction=known["friction"],
         material=known["material"],
     )
-    key = stage_key("export", [scene_dir], hashed_options(cfg))
+    return cfg, stage_key("export", [scene_dir], hashed_options(cfg))
+
+
+def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, cfg: Any, key: str) -> None:
+    from real2sim.export.package import export_scene
+
+    pkg_dir = cfg.out_dir
 
     def work() -> PackageSummary:
         # the recon of this run hands its Scene over; a reused recon's scene is loaded from its folder
@@ -321,28 +330,25 @@ def check_object_names(s: Session, scene: Scene) -> None:
             raise InputError(s.root / "session.toml", f"[objects.{n}]: {unknown_object(n, names)}")
 
 
+def _objects_at_once(r: _Runner, scene: Scene | None) -> int:
+    """Objects export decomposes at once (its pool's size; each object then runs single-threaded)."""
+    return ExecutorCfg(workers=r.cfg.workers).pool_size(len(scene.objects)) if scene is not None else 1
+
+
 def _start_calibration(r: _Runner, s: Session) -> Background[CalibrationSummary] | None:
-    """The calibration started in its own process, to run beside recon and export (it needs neither), when this run
-    calibrates without writing into its package, may use more than one process and cannot reuse a previous
-    calibration; else None (it then runs after export, as written)."""
-    if "calibrate" not in r.cfg.stages or s.robot is None or r.cfg.calibration_package or r.cfg.workers == 1:
-        return None
-    if not _cores_beside_this_one():
+    """The calibration (it needs neither recon nor export) started in its own single-threaded process, to run beside
+    export's object workers, when this run calibrates without writing into its package and cannot reuse a previous
+    calibration; else None (it then runs after export). Beside recon it would not pay: recon's OpenMP thread teams
+    slow down badly when a third process competes for 2 cores (docs/speed.md)."""
+    if "calibrate" not in r.cfg.stages or s.robot is None or r.cfg.calibration_package:
         return None
     try:
         cfg, key = _calibrate_job(r, s, r.out / "calibration")
     except Real2SimError:
-        return None  # reported when the stage runs, after recon and export, as before
+        return None  # reported when the stage runs, after export, as before
     if r.reused("calibrate", r.out / "calibration", key) is not None:
         return None
-    return Background(_calibration_summary, cfg, "calibrate")
-
-
-def _cores_beside_this_one() -> bool:
-    import os
-
-    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
-    return len(cores) > 1
+    return Background(_calibration_summary, cfg, "calibrate", threads=1)
 
 
 def _calibration_summary(cfg: Any) -> CalibrationSummary:

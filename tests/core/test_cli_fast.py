@@ -97,23 +97,20 @@ def test_shell_completion_works_without_heavy_libraries(tmp_path):
 
 
 def test_help_is_fast(tmp_path):
-    """A generous wall-time bound (the import check above is the precise guard): the best of five ``--help`` runs
-    takes at most 1 s more than an interpreter that only imports click, even on a loaded machine."""
+    """A generous wall-time bound (the import check above is the precise guard), relative to an interpreter that
+    only imports click so that a loaded machine slows both alike: the best of five ``--help`` runs within 4x that
+    plus 0.3 s (measured: 0.19 s against 0.07 s on a quiet machine, 1.95 s against 0.60 s at load average 20;
+    before the lazy imports, 1.2-1.9 s quiet)."""
 
     def best(cmd: list[str]) -> float:
         times = []
         for _ in range(5):
             t0 = time.perf_counter()
-            subprocess.run(
-                cmd,
-                cwd=tmp_path,
-                capture_output=True,
-                check=True,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
-            )
+            env = {**os.environ, "PYTHONPATH": str(ROOT)}
+            subprocess.run(cmd, cwd=tmp_path, capture_output=True, check=True, env=env)
             times.append(time.perf_counter() - t0)
         return min(times)
 
     base = best([sys.executable, "-c", "import click"])
     cli = best([sys.executable, "-m", "real2sim", "--help"])
-    assert cli - base < 1.0, f"real2sim --help {cli:.2f} s vs import click {base:.2f} s"
+    assert cli < 4 * base + 0.3, f"real2sim --help {cli:.2f} s vs import click {base:.2f} s"

@@ -66,3 +66,18 @@ def test_workers_start_with_their_thread_share_and_the_parent_keeps_its_own(monk
     assert all(v not in os.environ for v in THREAD_VARS) and thread_budget() == cores
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     assert thread_budget() == 1
+
+
+def _missing(path: str) -> None:
+    from real2sim.errors import InputError
+
+    raise InputError(path, "no such file")
+
+
+def test_a_worker_input_error_comes_back_whole():
+    """An ``InputError`` raised in a pool worker reaches the caller as the same one-line error (it pickles)."""
+    from real2sim.errors import InputError
+
+    with pytest.raises(InputError) as exc:
+        run_map(_missing, ["/data/a.ply", "/data/b.ply"], ExecutorCfg(workers=2))
+    assert str(exc.value) == "/data/a.ply: no such file" and exc.value.problem == "no such file"
