@@ -72,6 +72,16 @@ def _sample_scan(*opts: str) -> Build:
     return build
 
 
+def _poses(pose: list[list[float]]) -> Build:
+    """The sample scan with a poses file giving it ``pose``."""
+
+    def build(d: Path, base: dict[str, Path]) -> list[str]:
+        (d / "poses.json").write_text(json.dumps({base["scan"].name: pose}))
+        return ["recon", "pointcloud", str(base["scan"]), "--poses", "poses.json", "-o", "out"]
+
+    return build
+
+
 def _npy(arr: np.ndarray) -> Callable[[Path], None]:
     return lambda p: np.save(p, arr)
 
@@ -317,6 +327,16 @@ CASES: tuple[Case, ...] = (
         None,
         rc=0,
         warns=("plane.xyz", "no objects found"),
+    ),
+    Case(
+        "poses_mirroring",
+        _poses([[-1.0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]),
+        ("poses.json", "mirror"),
+    ),
+    Case(
+        "poses_scaled",
+        _poses([[2.0, 0, 0, 0], [0, 2, 0, 0], [0, 0, 2, 0], [0, 0, 0, 1]]),
+        ("poses.json", "rigid"),
     ),
     Case("corrupt_laz", _scan("c.laz", _corrupt_laz), ("c.laz",)),
     Case("scene_density_string", _scene(_obj(density="heavy")), ("scene.json", "density")),
