@@ -140,6 +140,17 @@ def _package(edit: Callable[[str], str], *opts: str) -> Build:
     return build
 
 
+def _package_file(name: str, text: str) -> Build:
+    """The base package copied into ``pkg/`` with its file ``name`` replaced by ``text``."""
+
+    def build(d: Path, base: dict[str, Path]) -> list[str]:
+        shutil.copytree(base["package"], d / "pkg")
+        (d / "pkg" / name).write_text(text)
+        return ["validate", "pkg"]
+
+    return build
+
+
 def _calibrate(log: Callable[[Path], str] | None = None, *opts: str, map_text: str | None = None) -> Build:
     """Calibrate the sample pendulum; ``log(folder)`` writes the training log and returns its name."""
 
@@ -396,6 +407,16 @@ CASES: tuple[Case, ...] = (
         "validate_unstable",
         _package(lambda x: x.replace('<key name="home"', '<key name="home" qvel="0 0 0 1e200 0 0"')),
         ("pkg", "warnings"),
+    ),
+    Case("validate_manifest_nested", _package_file("export.json", "[" * 100_000), ("export.json",)),
+    Case(
+        "validate_manifest_types",
+        _package_file("export.json", '{"name": 5, "objects": "x"}'),
+        ("export.json",),
+    ),
+    Case("validate_model_malformed", _package_file("box.xml", "<mujoco><worldbody>"), ("pkg",)),
+    Case(
+        "validate_not_a_folder", lambda d, b: ((d / "pkg").write_text("x"), ["validate", "pkg"])[1], ("pkg",)
     ),
     Case("validate_samples_huge", _package(lambda x: x, "--samples", "1000000000"), ("--samples",)),
     Case("validate_sim_seconds_huge", _package(lambda x: x, "--sim-seconds", "1e9"), ("--sim-seconds",)),
