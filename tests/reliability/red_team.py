@@ -128,6 +128,30 @@ def _tiny_scene(d: Path, base: dict[str, Path]) -> list[str]:
     return args
 
 
+def _mesh_bytes(data: bytes) -> Build:
+    """The base scene with its mesh file replaced by ``data``."""
+
+    def build(d: Path, base: dict[str, Path]) -> list[str]:
+        args = _scene()(d, base)
+        (d / "scene" / "meshes" / "box.ply").write_bytes(data)
+        return args
+
+    return build
+
+
+def _mesh_obj(make: Callable) -> Build:
+    """The base scene with its mesh replaced by ``make(trimesh)``."""
+
+    def build(d: Path, base: dict[str, Path]) -> list[str]:
+        import trimesh
+
+        args = _scene()(d, base)
+        make(trimesh).export(d / "scene" / "meshes" / "box.ply")
+        return args
+
+    return build
+
+
 def _package(edit: Callable[[str], str], *opts: str) -> Build:
     """The base package copied into ``pkg/`` with ``edit`` applied to its model XML."""
 
@@ -397,6 +421,38 @@ CASES: tuple[Case, ...] = (
         ("scene.json", "box"),
     ),
     Case("scene_tiny_mesh", _tiny_scene, ("scene.json", "box")),
+    Case(
+        "mesh_vertex_count_lie",
+        _mesh_bytes(
+            b"ply\nformat binary_little_endian 1.0\nelement vertex 1000000000\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
+            + bytes(64)
+        ),
+        ("box.ply",),
+    ),
+    Case("mesh_garbage", _mesh_bytes(b"\x00\xff" * 100), ("box.ply",)),
+    Case("mesh_flat", _mesh_obj(lambda t: t.creation.box((0.1, 0.1, 0.0))), ("box",)),
+    Case(
+        "mesh_open",
+        _mesh_obj(
+            lambda t: t.Trimesh(
+                t.creation.box((0.1, 0.1, 0.1)).vertices, t.creation.box((0.1, 0.1, 0.1)).faces[:-2]
+            )
+        ),
+        None,
+        rc=0,
+        warns=("box", "closed manifold"),
+    ),
+    Case(
+        "mesh_nan",
+        _mesh_obj(
+            lambda t: t.Trimesh(
+                t.creation.box((0.1, 0.1, 0.1)).vertices * [1, 1, float("nan")],
+                t.creation.box((0.1, 0.1, 0.1)).faces,
+                process=False,
+            )
+        ),
+        ("box",),
+    ),
     # ---- validate: a hand-edited package, budgets
     Case(
         "validate_friction_negative",
