@@ -23,17 +23,21 @@ from tests.reliability.red_team_inputs import (
     ROOT,
     SAMPLE,
     Build,
+    argv,
     calibrate,
     cloud_file,
     corrupt_laz,
     csv_bytes,
     csv_log,
+    csv_rows,
     fifo,
     gap,
     gzip_bomb,
     h5_unequal,
+    made,
     mesh_bytes,
     mesh_obj,
+    model_file,
     ms,
     noise_images,
     npy,
@@ -53,6 +57,7 @@ from tests.reliability.red_team_inputs import (
     session,
     support,
     tiny_scene,
+    with_row,
 )
 
 
@@ -277,6 +282,151 @@ CASES: tuple[Case, ...] = (
         calibrate(lambda d: (os.mkfifo(d / "log.csv"), "log.csv")[1]),
         ("log.csv", "not a regular file"),
     ),
+    # ---- more of each class: other readers, options, scene.json fields, sessions
+    Case(
+        "splat_scale_nan", argv("recon", "splat", "s.ply", "--scale", "nan", "-o", "out"), ("--scale",), rc=2
+    ),
+    Case(
+        "splat_no_y",
+        made(
+            lambda d: (d / "s.ply").write_bytes(
+                b"ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n1\n"
+            ),
+            "recon",
+            "splat",
+            "s.ply",
+            "-o",
+            "out",
+        ),
+        ("s.ply", "'y'"),
+    ),
+    Case("poses_missing", sample_scan("--poses", "nope.json"), ("nope.json",)),
+    Case(
+        "poses_nested",
+        made(
+            lambda d: (d / "p.json").write_text("[" * 100_000),
+            "recon",
+            "pointcloud",
+            str(SAMPLE / "lidar" / "scan_00.ply"),
+            "--poses",
+            "p.json",
+            "-o",
+            "out",
+        ),
+        ("p.json",),
+    ),
+    Case("units_km", sample_scan("--units", "km"), ("--units",), rc=2),
+    Case(
+        "photos_empty_folder",
+        made(lambda d: (d / "imgs").mkdir(), "recon", "photos", "imgs", "-o", "out"),
+        ("imgs",),
+    ),
+    Case(
+        "photos_not_jpeg",
+        photos(lambda f: [(f / f"i{i}.jpg").write_bytes(b"not a jpeg") for i in range(3)]),
+        ("i0.jpg",),
+    ),
+    Case("photos_scale_negative", sample_photos("--scale", "-1"), ("--scale",)),
+    Case(
+        "photos_known_distance_bad",
+        made(
+            lambda d: (d / "kd.toml").write_text("[[["),
+            "recon",
+            "photos",
+            str(SAMPLE / "images"),
+            "--known-distance",
+            "kd.toml",
+            "-o",
+            "out",
+        ),
+        ("kd.toml",),
+    ),
+    Case("export_format_bogus", scene(None, None, "--format", "obj"), ("--format",)),
+    Case("export_max_hulls_zero", scene(None, None, "--max-hulls", "0"), ("--max-hulls",)),
+    Case(
+        "export_fidelity_negative", scene(None, None, "--fidelity-tolerance", "-1"), ("--fidelity-tolerance",)
+    ),
+    Case(
+        "export_scene_is_file",
+        made(lambda d: (d / "scene").write_text("x"), "export", "scene", "-o", "out"),
+        ("scene",),
+    ),
+    Case("scene_objects_dict", scene(lambda doc: doc.update(objects={})), ("scene.json", "objects")),
+    Case(
+        "scene_box_support_negative",
+        scene(
+            lambda doc: doc.update(support={"type": "box", "pose": np.eye(4).tolist(), "size": [-1, 1, 1]})
+        ),
+        ("scene.json", "size"),
+    ),
+    Case("scene_top_level_list", scene(raw="[]"), ("scene.json",)),
+    Case("scene_role_bogus", scene(obj(role="flying")), ("scene.json", "role")),
+    Case("scene_mass_zero", scene(obj(mass=0)), ("scene.json", "mass")),
+    Case("scene_markup_name", scene(obj(name="[bold]x[/]")), None, rc=0),
+    Case("model_malformed", model_file("<mujoco><worldbody>"), ("m.xml",)),
+    Case("model_empty", model_file(""), ("m.xml",)),
+    Case("calibrate_fit_bogus", calibrate(None, "--fit", "bogus"), ("bogus",)),
+    Case("calibrate_fit_no_joint", calibrate(None, "--fit", "joint:nothere.damping"), ("nothere",)),
+    Case("calibrate_max_windows_zero", calibrate(None, "--max-windows", "0"), ("--max-windows",)),
+    Case("calibrate_method_bogus", calibrate(None, "--method", "magic"), ("--method",), rc=2),
+    Case("log_inf", calibrate(csv_rows(with_row(10, 1, float("inf")))), ("l.csv", "q_shoulder")),
+    Case("log_one_row", calibrate(csv_rows(lambda r: r[:1])), ("l.csv",)),
+    Case("log_time_repeats", calibrate(csv_rows(with_row(5, 0, 0.0))), ("l.csv", "time")),
+    Case(
+        "log_json_nested",
+        calibrate(lambda d: ((d / "l.json").write_text("[" * 100_000), "l.json")[1]),
+        ("l.json",),
+    ),
+    Case(
+        "log_parquet_garbage",
+        calibrate(lambda d: ((d / "l.parquet").write_bytes(b"PAR1xxxxPAR1"), "l.parquet")[1]),
+        ("l.parquet",),
+    ),
+    Case("session_missing", argv("process", "nope", "-o", "out"), ("nope",)),
+    Case(
+        "session_toml_is_folder",
+        made(lambda d: (d / "s" / "session.toml").mkdir(parents=True), "process", "s", "-o", "out"),
+        ("session.toml", "not a regular file"),
+    ),
+    Case(
+        "session_files_a_string",
+        session('[session]\nname = "s"\n[lidar]\nfiles = "a.ply"\n'),
+        ("session.toml", "lidar.files"),
+    ),
+    Case(
+        "session_intrinsics_nan",
+        session('[session]\nname = "s"\n[photos]\ndir = "."\nintrinsics = [nan, 1, 1, 1]\n'),
+        ("session.toml", "intrinsics"),
+    ),
+    Case(
+        "session_origin_nan",
+        session('[session]\nname = "s"\n[lidar]\nsensor_origin = [nan, 0, 0]\n'),
+        ("session.toml", "sensor_origin"),
+    ),
+    Case(
+        "ply_count_lie",
+        scan(
+            "h.ply",
+            b"ply\nformat binary_little_endian 1.0\nelement vertex 4000000000\nproperty float x\nproperty float y\nproperty float z\nend_header\n"
+            + bytes(120),
+        ),
+        ("h.ply",),
+    ),
+    Case("xyz_words", scan("w.xyz", b"a b c\nd e f\n"), ("w.xyz",)),
+    Case(
+        "npy_shape_lie",
+        scan(
+            "h.npy",
+            lambda p: p.write_bytes(
+                b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000, 3), }"
+                + b" " * 50
+                + b"\n"
+            ),
+        ),
+        ("h.npy",),
+    ),
+    Case("kitti_all_nan", scan("k.bin", np.full((100, 4), np.nan, np.float32).tobytes()), ("k.bin",)),
+    Case("e57_garbage", scan("g.e57", b"ASTM-E57" + bytes(100)), ("g.e57",)),
     # ---- the machine: a disk that fills up while the scene is written
     Case("disk_full", sample_scan(), ("out",), fsize=20_000),
     # ---- markup in user text

@@ -300,3 +300,43 @@ def corrupt_laz(p: Path) -> None:
     data = bytearray(p.read_bytes())
     struct.pack_into("<I", data, 107, 1_000_000_000)
     p.write_bytes(bytes(data))
+
+
+def argv(*args: str) -> Build:
+    """A command line that needs no input built."""
+    return lambda d, base: list(args)
+
+
+def made(write: Callable[[Path], object], *args: str) -> Build:
+    """``write(folder)`` then the command line ``args``."""
+
+    def build(d: Path, base: dict[str, Path]) -> list[str]:
+        write(d)
+        return list(args)
+
+    return build
+
+
+def csv_rows(edit: Callable[[np.ndarray], np.ndarray]) -> Callable[[Path], str]:
+    """The sample log's rows edited, as ``l.csv``."""
+    return csv_log("l.csv", lambda h, r: csv_bytes(h, edit(r.copy())))
+
+
+def model_file(text: str) -> Build:
+    """Calibrate a robot model whose file holds ``text``."""
+
+    def build(d: Path, base: dict[str, Path]) -> list[str]:
+        (d / "m.xml").write_text(text)
+        logs = SAMPLE / "logs"
+        return ["calibrate", "m.xml", "--log", str(logs / "excite_00.csv"), "--map", str(logs / "map.toml"),
+                "--fit", "joint:*.damping", "--no-report", "-o", "out"]  # fmt: skip
+
+    return build
+
+
+def with_row(i: int, col: int, value: float) -> Callable[[np.ndarray], np.ndarray]:
+    def edit(r: np.ndarray) -> np.ndarray:
+        r[i, col] = value
+        return r
+
+    return edit

@@ -13,7 +13,7 @@ from tests.reliability.red_team import CASES, run_corpus
 
 def test_every_case_class_is_covered() -> None:
     classes = Counter(c.id.split("_")[0] for c in CASES)
-    assert len(CASES) >= 50 and len({c.id for c in CASES}) == len(CASES)
+    assert len(CASES) >= 100 and len({c.id for c in CASES}) == len(CASES)
     for prefix in ("pcd", "scene", "validate", "calibrate", "log", "photos", "session", "markup", "disk"):
         assert classes[prefix] >= 1, prefix
 
