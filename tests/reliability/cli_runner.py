@@ -4,7 +4,7 @@ the file descriptor (native libraries' output included), an address-space cap an
 
 ``python -m tests.reliability.cli_runner SPEC.json RESULTS.json``: SPEC is a list of ``{"id", "argv", "cwd"}`` (and
 optionally ``"fsize"``, the largest file the command may write, in bytes);
-RESULTS a list of ``{"id", "rc", "stdout", "stderr", "seconds"}`` (``rc`` -9 when the child was killed at the limit,
+RESULTS a list of ``{"id", "rc", "stdout", "stderr", "seconds", "max_rss_mb"}`` (``rc`` -9 when the child was killed at the limit,
 the negative signal number when it crashed).
 """
 
@@ -74,12 +74,12 @@ def run_one(case: dict[str, Any], limit_s: float, memory_bytes: int) -> dict[str
                 os._exit(code)
     deadline = t0 + limit_s
     while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
+        done, status, usage = os.wait4(pid, os.WNOHANG)
         if done:
             break
         if time.monotonic() > deadline:
             os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+            _, _, usage = os.wait4(pid, 0)
             status = -1
             break
         time.sleep(0.01)
@@ -90,6 +90,8 @@ def run_one(case: dict[str, Any], limit_s: float, memory_bytes: int) -> dict[str
         "stdout": out.read_text(errors="replace"),
         "stderr": err.read_text(errors="replace"),
         "seconds": time.monotonic() - t0,
+        "max_rss_mb": usage.ru_maxrss
+        / 1024,  # the child's peak resident memory, the preloaded pages included
     }
     out.unlink()
     err.unlink()

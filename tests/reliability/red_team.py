@@ -479,7 +479,8 @@ def run_corpus(
     cmd = [sys.executable, "-m", "tests.reliability.cli_runner", str(work / "spec.json"),
            str(work / "results.json"), str(limit_s), str(memory_gb)]  # fmt: skip
     subprocess.run(cmd, cwd=ROOT, env=env, check=True, timeout=limit_s * len(cases) + 120)
-    results = json.loads((work / "results.json").read_text())["results"]
+    doc = json.loads((work / "results.json").read_text())
+    results = [dict(r, parent_rss_mb=doc["parent_rss"] / 2**20) for r in doc["results"]]
     problems = []
     for c, r in zip(cases, results, strict=True):
         d = work / c.id

@@ -23,3 +23,4 @@ def test_the_red_team_corpus_is_one_true_line_each(tmp_path: Path) -> None:
     assert not problems, "\n".join(problems)
     assert not any("internal error" in r["stderr"] or "Traceback" in r["stderr"] for r in results)
     assert max(r["seconds"] for r in results) < 60.0
+    assert max(r["max_rss_mb"] for r in results) < 2048 + results[0]["parent_rss_mb"]
