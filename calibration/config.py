@@ -100,7 +100,10 @@ class CalibrateCfg:
             raise ConfigError("qvel_weight and prior_weight must be >= 0")
         if self.despike is not None and not self.despike > 0:
             raise ConfigError(f"--despike is a jump size [rad or m] and must be > 0, got {self.despike:g}")
-        both = {Path(p).resolve() for p in self.logs} & {Path(p).resolve() for p in self.holdout}
+        # a dataset folder may be both: the map splits its episodes (holdout_episodes); a file is one log
+        both = {Path(p).resolve() for p in self.logs if Path(p).is_file()} & {
+            Path(p).resolve() for p in self.holdout
+        }
         if both:
             raise ConfigError(
                 f"--holdout {sorted(both)[0]} is also a training --log; a held-out log must not be fitted"

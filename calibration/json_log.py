@@ -8,13 +8,12 @@ constants (``constants = ["kp", "mass"]``); a header key that clashes with a rec
 
 from __future__ import annotations
 
-import gzip
-import json
 import numbers
 from pathlib import Path
 
 import numpy as np
 
+from real2sim.bounded import load_json
 from real2sim.errors import InputError
 
 Table = dict[str, np.ndarray]
@@ -31,11 +30,7 @@ def _scalar(v: object) -> float | None:
 def read_json_table(path: str | Path) -> Table:
     """Read a JSON record log into named float columns (see the module docstring)."""
     path = Path(path)
-    raw = gzip.open(path, "rb").read() if path.name.lower().endswith(".gz") else path.read_bytes()
-    try:
-        doc = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InputError(path, f"not valid JSON: {e}") from None
+    doc = load_json(path)
     header: dict[str, float] = {}
     if isinstance(doc, dict):
         lists = [

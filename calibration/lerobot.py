@@ -12,12 +12,12 @@ saves per robot: ``{motor: {id, drive_mode, homing_offset, range_min, range_max}
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from real2sim.bounded import load_json
 from real2sim.errors import InputError
 
 TICKS_PER_TURN = 4096
@@ -57,10 +57,9 @@ def read_dataset(path: str | Path) -> Dataset:
     from real2sim.calibration.columns import read_parquet
 
     path = Path(path)
-    try:
-        info = json.loads((path / "meta" / "info.json").read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise InputError(path / "meta" / "info.json", f"cannot read LeRobot info.json ({e})") from None
+    info = load_json(path / "meta" / "info.json", "LeRobot info.json")
+    if not isinstance(info, dict):
+        raise InputError(path / "meta" / "info.json", "LeRobot info.json must hold a JSON object")
     version = str(info.get("codebase_version", "?"))
     if version.split(".")[0] not in ("v2", "v3"):
         raise InputError(path, f"LeRobot codebase_version {version!r} is not supported (v2.1 or v3.0)")
@@ -94,10 +93,9 @@ def motor_of(column: str) -> str:
 
 def load_calibration(path: Path) -> dict[str, dict]:
     """LeRobot's calibration JSON: ``{motor: {id, drive_mode, homing_offset, range_min, range_max}}``."""
-    try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise InputError(path, f"cannot read the LeRobot calibration file ({e})") from None
+    doc = load_json(Path(path), "LeRobot calibration file")
+    if not isinstance(doc, dict):
+        raise InputError(path, "the LeRobot calibration file must hold a JSON object")
     for motor, c in doc.items():
         if not isinstance(c, dict) or not {"range_min", "range_max"} <= set(c):
             raise InputError(

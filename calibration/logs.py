@@ -9,12 +9,12 @@ via ``rosbags``; columns ``time`` (header stamp, seconds since the first message
 
 from __future__ import annotations
 
-import gzip
 import io
 from pathlib import Path
 
 import numpy as np
 
+from real2sim.bounded import gunzip
 from real2sim.calibration.columns import Table, missing_extra, read_parquet, split_columns
 from real2sim.errors import InputError
 
@@ -63,31 +63,11 @@ def _read_folder(path: Path) -> Table:
 
 CSV_BUDGET = 256 << 20
 """Most bytes of CSV text read from one log (256 MiB, some 3 million rows; parsing needs several times that)."""
-GZIP_RATIO_MAX = 50
-"""Most a gzipped log may expand (CSV numbers compress 3-10x; a gzip bomb of repeated rows, 1000x)."""
-
-
-def _gunzip(path: Path) -> bytes:
-    """The decompressed bytes, refused past ``GZIP_RATIO_MAX`` times the file or ``CSV_BUDGET``, before they are
-    all held (read in 1 MiB pieces)."""
-    limit = min(CSV_BUDGET, max(64 << 20, GZIP_RATIO_MAX * path.stat().st_size))
-    parts, total = [], 0
-    with gzip.open(path, "rb") as f:
-        while piece := f.read(1 << 20):
-            total += len(piece)
-            if total > limit:
-                raise InputError(
-                    path,
-                    f"decompresses to over {limit >> 20} MiB from {path.stat().st_size >> 10} KiB; "
-                    f"refused as a gzip bomb (at most {GZIP_RATIO_MAX}x the file, {CSV_BUDGET >> 20} MiB)",
-                )
-            parts.append(piece)
-    return b"".join(parts)
 
 
 def _read_csv(path: Path) -> Table:
     if path.name.lower().endswith(".gz"):
-        raw = _gunzip(path)
+        raw = gunzip(path, CSV_BUDGET)
     elif path.stat().st_size > CSV_BUDGET:
         raise InputError(
             path, f"is {path.stat().st_size >> 20} MiB; at most {CSV_BUDGET >> 20} MiB of CSV is read"

@@ -8,7 +8,6 @@ holds. Parameters the fit could not identify are never written (they kept their 
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.atomic import write_text
+from real2sim.bounded import load_json
 from real2sim.calibration.params import Resolved
 from real2sim.errors import InputError
 
@@ -34,8 +34,10 @@ class PackageEdit:
 def package_files(pkg: Path) -> tuple[str, Path, Path | None, Path | None]:
     """(name, MJCF, URDF or None, USD or None) of an exported package."""
     try:
-        name = json.loads((pkg / "export.json").read_text())["name"]
-    except (OSError, json.JSONDecodeError, KeyError):
+        name = load_json(pkg / "export.json")["name"]
+        if not isinstance(name, str):
+            raise TypeError
+    except (InputError, KeyError, TypeError):
         raise InputError(
             pkg, "not an exported package (no export.json with a name; see real2sim export)"
         ) from None

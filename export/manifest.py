@@ -3,12 +3,12 @@ read back by validation (in-process, or from ``export.json`` by ``real2sim valid
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from real2sim.atomic import dumps_json
+from real2sim.bounded import load_json
 from real2sim.errors import InputError
 from real2sim.scene import Role
 
@@ -111,7 +111,7 @@ class PackageManifest:
         if not p.is_file():
             raise InputError(p, "not found: not a real2sim package (made by `real2sim export`)")
         try:
-            d = json.loads(p.read_text(encoding="utf-8"))
+            d = load_json(p)
             return cls(
                 name=d["name"],
                 max_hulls=int(d["budget"]["max_hulls"]),
@@ -119,7 +119,5 @@ class PackageManifest:
                 objects=tuple(ManifestObject.from_json(o) for o in d["objects"]),
                 urdf=(Path(pkg_dir) / f"{d['name']}.urdf").is_file(),
             )
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InputError(p, f"malformed JSON ({exc})") from None
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(p, f"not a real2sim manifest (missing or bad {exc})") from None

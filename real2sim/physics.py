@@ -76,8 +76,9 @@ def name(value: Any, what: str = "name") -> str:
     return value
 
 
-def rigid(value: Any, what: str) -> np.ndarray:
-    """A 4x4 rigid, right-handed transform: finite, last row [0, 0, 0, 1], rotation orthonormal with det +1."""
+def rigid(value: Any, what: str, tol: float = RIGID_TOL) -> np.ndarray:
+    """A 4x4 rigid, right-handed transform: finite, last row [0, 0, 0, 1], rotation orthonormal (within ``tol``)
+    with det +1."""
     try:
         a = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -89,7 +90,7 @@ def rigid(value: Any, what: str) -> np.ndarray:
     r = a[:3, :3]
     with np.errstate(all="ignore"):  # 1e300 entries overflow: then err is inf and refused
         err = float(np.abs(r.T @ r - np.eye(3)).max())
-    if err > RIGID_TOL:
+    if err > tol:
         raise ValueError(f"{what} is not a rigid transform (rotation part scales or shears by {err:.3g})")
     if np.linalg.det(r) < 0:
         raise ValueError(

@@ -68,11 +68,15 @@ def native_output_captured(show: bool = False) -> Iterator[None]:
     import io
     import tempfile
 
+    try:
+        sink = tempfile.TemporaryFile()  # unlinked at once: nothing is left in the temporary folder
+    except OSError:  # no writable temporary folder: nothing is captured
+        yield
+        return
     old = sys.stdout, sys.stderr
     for s in old:
         s.flush()
     saved = os.dup(1), os.dup(2)
-    sink = tempfile.TemporaryFile()  # unlinked at once: nothing is left in the temporary folder
     streams = [
         io.TextIOWrapper(
             io.FileIO(fd, "w", closefd=False),

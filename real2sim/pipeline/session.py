@@ -123,6 +123,17 @@ def _existing(root: Path, rel: str, toml: Path, what: str) -> Path:
     return p
 
 
+def _paths(section: dict[str, Any], key: str, name: str, item: type = str) -> list[Any]:
+    """``section[key]`` as a list (absent: empty); a single value where a list belongs is refused, not iterated."""
+    v = section.get(key, [])
+    if not isinstance(v, list) or not all(
+        isinstance(x, item) or (item is float and isinstance(x, int)) for x in v
+    ):
+        kind = "strings" if item is str else "numbers"
+        raise ValueError(f"{name}.{key} must be a list of {kind}, got {v!r}")
+    return v
+
+
 def _flag(section: dict[str, Any], key: str, default: bool, name: str) -> bool:
     v = section.get(key, default)
     if not isinstance(v, bool):
@@ -179,6 +190,8 @@ def load_session(root: str | Path) -> Session:
         raise InputError(root, "no such session folder")
     toml = root / "session.toml"
     d: dict[str, Any] = {}
+    if toml.exists() and not toml.is_file():
+        raise InputError(toml, "not a regular file")
     if toml.is_file():
         try:
             d = tomllib.loads(toml.read_text(encoding="utf-8"))
@@ -233,7 +246,7 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
     sess = d.get("session", {})
     lid = d.get("lidar", {})
     if "files" in lid:
-        lidar = tuple(_existing(root, f, toml, "lidar file") for f in lid["files"])
+        lidar = tuple(_existing(root, f, toml, "lidar file") for f in _paths(lid, "files", "lidar"))
     else:
         lidar = _files(root / "lidar", LIDAR_EXT)
     poses = lid.get("poses")
@@ -244,7 +257,7 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
     units = lid.get("units", "m")
     if units not in ("m", "cm", "mm"):
         raise ValueError(f"lidar units must be m, cm or mm, got {units!r}")
-    origin = tuple(float(x) for x in lid.get("sensor_origin", ()))
+    origin = tuple(physics.number(x, "lidar.sensor_origin") for x in lid.get("sensor_origin", ()))
     if len(origin) not in (0, 3):
         raise ValueError(f"lidar.sensor_origin must be [x, y, z], got {lid['sensor_origin']!r}")
     objs = d.get("objects", {})
@@ -263,11 +276,16 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
     known = (
         _existing(root, ph["known_distance"], toml, "known-distance file") if "known_distance" in ph else None
     )
-    intrinsics = tuple(float(x) for x in ph["intrinsics"]) if "intrinsics" in ph else None
+    intrinsics = None
+    if "intrinsics" in ph:
+        intrinsics = tuple(
+            physics.positive(x, "photos.intrinsics [px]", 1e6)
+            for x in _paths(ph, "intrinsics", "photos", float)
+        )
 
     sp = d.get("splats", {})
     if "files" in sp:
-        splats = tuple(_existing(root, f, toml, "splat file") for f in sp["files"])
+        splats = tuple(_existing(root, f, toml, "splat file") for f in _paths(sp, "files", "splats"))
     else:
         splats = _files(root / "splats", (".ply",))
     density = physics.positive(objs.get("density", 500.0), "objects.density [kg/m^3]", physics.DENSITY_MAX)
@@ -279,9 +297,9 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
         robot = RobotSpec(
             model=_existing(root, rb["model"], toml, "robot model"),
             map=_existing(root, rb["map"], toml, "log map"),
-            logs=tuple(_existing(root, f, toml, "log") for f in rb.get("logs", ())),
-            holdout=tuple(_existing(root, f, toml, "log") for f in rb.get("holdout", ())),
-            fit=tuple(rb.get("fit", ())),
+            logs=tuple(_existing(root, f, toml, "log") for f in _paths(rb, "logs", "robot")),
+            holdout=tuple(_existing(root, f, toml, "log") for f in _paths(rb, "holdout", "robot")),
+            fit=tuple(_paths(rb, "fit", "robot")),
         )
         if not robot.logs:
             raise ValueError("robot.logs lists no log to fit")

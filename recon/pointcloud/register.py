@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from real2sim import physics
 from real2sim.errors import InputError, StageError
 
 
@@ -45,10 +46,10 @@ def read_poses(path: str | Path) -> dict[str, np.ndarray]:
         try:
             d = json.loads(text)
             for k, v in d.items():
-                m = np.asarray(v, dtype=np.float64)
-                if m.shape != (4, 4) or not np.isfinite(m).all():
-                    raise ValueError(f"pose of {k!r} is not a finite 4x4 matrix")
-                out[Path(k).name] = m
+                # rigid and right-handed: a scale or a mirror would distort the scan (rounded files: 1e-4)
+                out[Path(k).name] = physics.rigid(v, f"pose of {k!r}", tol=1e-4)
+        except RecursionError:
+            raise InputError(path, "malformed poses JSON (nested too deeply)") from None
         except (json.JSONDecodeError, ValueError, TypeError, AttributeError) as exc:
             raise InputError(
                 path, f"malformed poses JSON ({exc}); expected {{file: 4x4 world_from_sensor}}"
@@ -65,6 +66,10 @@ def read_poses(path: str | Path) -> dict[str, np.ndarray]:
             q = np.array([float(x) for x in tok[5:9]])
         except ValueError:
             raise InputError(path, f"line {ln}: non-numeric pose") from None
+        if not (np.all(np.isfinite(np.r_[t, q])) and abs(np.linalg.norm(q) - 1.0) < 1e-3):
+            raise InputError(
+                path, f"line {ln}: the pose must be finite with a unit quaternion, got {tok[2:]}"
+            )
         m = np.eye(4)
         m[:3, :3] = quat_xyzw_to_matrix(q).T
         m[:3, 3] = t

@@ -13,7 +13,7 @@ from tests.reliability.red_team import CASES, run_corpus
 
 def test_every_case_class_is_covered() -> None:
     classes = Counter(c.id.split("_")[0] for c in CASES)
-    assert len(CASES) >= 50 and len({c.id for c in CASES}) == len(CASES)
+    assert len(CASES) >= 100 and len({c.id for c in CASES}) == len(CASES)
     for prefix in ("pcd", "scene", "validate", "calibrate", "log", "photos", "session", "markup", "disk"):
         assert classes[prefix] >= 1, prefix
 
@@ -23,3 +23,4 @@ def test_the_red_team_corpus_is_one_true_line_each(tmp_path: Path) -> None:
     assert not problems, "\n".join(problems)
     assert not any("internal error" in r["stderr"] or "Traceback" in r["stderr"] for r in results)
     assert max(r["seconds"] for r in results) < 60.0
+    assert max(r["max_rss_mb"] for r in results) < 2048 + results[0]["parent_rss_mb"]
