@@ -62,7 +62,9 @@ def test_a_usage_error_is_one_line_naming_the_option() -> None:
 
 def test_mujoco_warnings_do_not_write_a_log_in_the_current_folder(tmp_path) -> None:
     code = (
-        "import real2sim, mujoco\n"
+        "from real2sim.stdio import route_mujoco_warnings\n"
+        "import mujoco\n"
+        "route_mujoco_warnings()\n"
         'm = mujoco.MjModel.from_xml_string(\'<mujoco><worldbody><body><freejoint/><geom size=".1"/>'
         "</body></worldbody></mujoco>')\n"
         "d = mujoco.MjData(m); d.qvel[3] = 1e200; mujoco.mj_step(m, d)\n"
@@ -72,6 +74,14 @@ def test_mujoco_warnings_do_not_write_a_log_in_the_current_folder(tmp_path) -> N
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert list(tmp_path.iterdir()) == [] and "WARNING" not in r.stdout + r.stderr
+
+
+def test_every_simulating_command_routes_mujoco_warnings() -> None:
+    from real2sim.cli import cli
+
+    for name in ("demo", "export", "validate", "calibrate", "process"):
+        callback = cli.commands[name].callback
+        assert callback is not None and hasattr(callback, "__wrapped__"), name  # _routing_mujoco_warnings
 
 
 @pytest.mark.parametrize(
