@@ -12,10 +12,14 @@ from __future__ import annotations
 import gzip
 import io
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from real2sim.errors import InputError
+
+if TYPE_CHECKING:
+    from rosbags.typesys.stores.ros2_humble import sensor_msgs__msg__JointState as JointState
 
 Table = dict[str, np.ndarray]
 
@@ -153,7 +157,7 @@ def _read_rosbag(path: Path) -> Table:
         if not conns:
             raise InputError(path, "no sensor_msgs/JointState topic in the bag")
         for conn, t_bag, raw in reader.messages(connections=conns):
-            msg = reader.deserialize(raw, conn.msgtype)
+            msg = cast("JointState", reader.deserialize(raw, conn.msgtype))  # the topic's type, checked above
             stamp = int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)  # exact
             vals = rows.setdefault(stamp if stamp > 0 else int(t_bag), {})  # unset header stamp: bag time
             for i, n in enumerate(msg.name):
