@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -56,7 +57,7 @@ def _write_assets(folder: Path, placed: list[PlacedObject]) -> None:
         )
         for f, m in zip(o.collision_files(), meshes, strict=True):
             write_text(folder / "assets" / f, obj_text(m.vertices, m.faces, None, f"{o.name} collision"))
-        if (f := o.support_file()) is not None:
+        if (f := o.support_file()) is not None and o.obj.support is not None:
             write_text(folder / "assets" / f, obj_text(*o.obj.support, None, f"{o.name} support contact"))
 
 
@@ -136,7 +137,11 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
         t = np.asarray(o.world_from_object, dtype=np.float64)
         if o.role == "dynamic":
             t = drop_onto_support(p, t, top)
-        placed.append(PlacedObject(p, o.name, o.role, tuple(float(x) for x in o.friction), t))
+        placed.append(
+            PlacedObject(
+                p, o.name, o.role, cast("tuple[float, float, float]", tuple(float(x) for x in o.friction)), t
+            )
+        )
     for p in prepared:
         for w in p.warnings:
             log.warning(w)

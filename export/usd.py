@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from trimesh.visual import ColorVisuals
 
 from real2sim.export.config import ExportCfg
 from real2sim.export.mjcf import support_box
@@ -166,7 +167,7 @@ def build_stage(name: str, objects: list[PlacedObject], support: Support):
         mat = _material(stage, f"{root}/materials/{n}", o.friction[0])
         v = o.obj.visual
         vis = _mesh(stage, f"{path}/visual", v.vertices, v.faces)
-        if v.visual is not None and v.visual.kind == "vertex":
+        if isinstance(v.visual, ColorVisuals) and v.visual.kind == "vertex":
             col = np.asarray(v.visual.vertex_colors, dtype=np.float32)[:, :3] / 255.0
             vis.CreateDisplayColorPrimvar(UsdGeom.Tokens.vertex).Set(Vt.Vec3fArray.FromNumpy(col))
         else:
@@ -177,7 +178,7 @@ def build_stage(name: str, objects: list[PlacedObject], support: Support):
         else:
             for i, (hv, hf) in enumerate(o.obj.collision.hulls):
                 _collider(_mesh(stage, f"{path}/collision_{i}", hv, hf).GetPrim(), mat, mesh=True)
-        if o.support_file() is not None:
+        if o.support_file() is not None and o.obj.support is not None:
             _collider(_mesh(stage, f"{path}/support_contact", *o.obj.support).GetPrim(), mat, mesh=True)
             contact.append(f"{path}/support_contact")
             pieces += [f"{path}/collision_{i}" for i in range(len(o.obj.collision.hulls))]
