@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from typing import Protocol
 
 from rich.console import Console
 from rich.logging import RichHandler
@@ -12,6 +13,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 console = Console(stderr=True)
 _state = {"quiet": False}
+
+
+class Advance(Protocol):
+    """What ``progress`` yields: ``advance()`` one step, ``advance(k)`` k steps."""
+
+    def __call__(self, k: int = 1) -> None: ...
 
 
 def configure(verbosity: int = 0, quiet: bool = False) -> None:
@@ -27,7 +34,7 @@ def configure(verbosity: int = 0, quiet: bool = False) -> None:
 
 
 @contextlib.contextmanager
-def progress(description: str, total: int | None = None) -> Iterator[Callable[[int], None]]:
+def progress(description: str, total: int | None = None) -> Iterator[Advance]:
     """``with progress("meshing", total=n) as advance: ... advance()``; silent when quiet or not a terminal."""
     if _state["quiet"] or not console.is_terminal:
         yield lambda k=1: None

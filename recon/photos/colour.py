@@ -15,8 +15,8 @@ import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
-import trimesh
 from scipy.spatial import cKDTree
+from trimesh.visual import ColorVisuals
 
 from real2sim.recon.pointcloud.support import fit_support, inside_polygon
 from real2sim.scene import Scene
@@ -79,7 +79,7 @@ def register_to_scene(points: np.ndarray, cameras: np.ndarray, scene: Scene) -> 
         T[:2, 3] = np.median(b[:, :2], axis=0) - T[:2, :2] @ np.median(a[:, :2], axis=0)
         starts.append(_icp_yaw(a, tree, b, T, iters=8))
     starts.sort(key=lambda st: -st[1])
-    score, T = max((_icp_yaw(a, tree, b, T0)[::-1] for T0, _ in starts[:3]), key=lambda st: st[0])
+    T, score = max((_icp_yaw(a, tree, b, T0) for T0, _ in starts[:3]), key=lambda st: st[1])
     return Registration(T @ fit.world_from_input, score) if score >= MIN_FIT else None
 
 
@@ -166,9 +166,7 @@ def colour_from_photos(scene: Scene, sfm, scale: float, reg: Registration) -> Sc
         c[~seen] = med  # the unseen side (underside, hidden faces): the object's median colour
         c8 = np.clip(np.round(c * 255), 0, 255).astype(np.uint8)
         mesh = o.mesh.copy()
-        mesh.visual = trimesh.visual.ColorVisuals(
-            mesh, vertex_colors=np.hstack([c8, np.full((len(c8), 1), 255, np.uint8)])
-        )
+        mesh.visual = ColorVisuals(mesh, vertex_colors=np.hstack([c8, np.full((len(c8), 1), 255, np.uint8)]))
         objects.append(replace(o, mesh=mesh, rgba=(*(round(float(x), 4) for x in med), 1.0)))
     prov = replace(scene.provenance, steps=(*scene.provenance.steps, "photo colours"))
     return replace(scene, objects=tuple(objects), provenance=prov)

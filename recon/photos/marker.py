@@ -160,6 +160,8 @@ def scale_from_marker(
     obs: dict[str, np.ndarray] = {}
     for n in sfm.registered:
         img = read_image(sfm.image_dir / n, grey=True)
+        if img is None:
+            raise StageError(f"marker: cannot read {sfm.image_dir / n}")
         c = detect_marker(img, dictionary, marker_id)
         if c is not None:
             obs[n] = c
