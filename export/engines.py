@@ -7,12 +7,17 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from real2sim.export.manifest import PackageManifest
 from real2sim.results import Check
 from real2sim.transforms import quat_to_matrix
+
+if TYPE_CHECKING:
+    import mujoco
 
 ENGINES = ("usd", "pybullet", "webots", "newton")
 """Every engine check, in the order they run."""
@@ -50,7 +55,9 @@ class Body:
         return quat_to_matrix(self.quat) @ self.com + self.pos
 
 
-def reference(model, man: PackageManifest) -> tuple[list[Body], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def reference(
+    model: mujoco.MjModel, man: PackageManifest
+) -> tuple[list[Body], tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The objects of the compiled MJCF at ``home`` and the support box (centre, wxyz quaternion, half-extents)."""
     import mujoco
 
@@ -92,7 +99,7 @@ def skipped(engine: str) -> Check:
 
 
 def engine_checks(
-    pkg_dir: Path, man: PackageManifest, model, engines: tuple[str, ...], max_verts: int
+    pkg_dir: Path, man: PackageManifest, model: mujoco.MjModel, engines: tuple[str, ...], max_verts: int
 ) -> list[Check]:
     """The checks of ``engines`` (see ``ENGINES``) that apply to the files in ``pkg_dir``."""
     usd = pkg_dir / f"{man.name}.usd"
@@ -125,7 +132,7 @@ def engine_checks(
     return checks
 
 
-def rel_error(a, b) -> float:
+def rel_error(a: ArrayLike, b: ArrayLike) -> float:
     """Largest difference of ``a`` and ``b`` relative to the largest magnitude in ``b``."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-300))

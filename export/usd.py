@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from trimesh.visual import ColorVisuals
@@ -19,6 +20,9 @@ from real2sim.export.mjcf import support_box
 from real2sim.export.prepare import PlacedObject
 from real2sim.scene import Support
 from real2sim.transforms import matrix_to_quat
+
+if TYPE_CHECKING:
+    from pxr import Usd
 
 GRAVITY = 9.81
 """Gravity [m/s^2] of the physics scene, along -z."""
@@ -122,7 +126,7 @@ def _primitive(stage, path: str, prim):
     return g.GetPrim()
 
 
-def build_stage(name: str, objects: list[PlacedObject], support: Support):
+def build_stage(name: str, objects: list[PlacedObject], support: Support) -> Usd.Stage:
     """The in-memory ``Usd.Stage`` of the package (see the module docstring)."""
     from pxr import Gf, Usd, UsdGeom, UsdPhysics, Vt
 

@@ -7,19 +7,22 @@ half-length of the segment). Poses are in the object frame, quaternions wxyz.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import trimesh
 
 from real2sim.transforms import matrix_to_quat
 
+if TYPE_CHECKING:
+    import mujoco
+
 PrimitiveKind = Literal["box", "sphere", "cylinder", "capsule"]
 SIZE_COUNT: dict[PrimitiveKind, int] = {"box": 3, "sphere": 1, "cylinder": 2, "capsule": 2}
 """How many of MuJoCo's three geom sizes each kind uses (the rest are written as 0)."""
 
 
-def mj_geom_type(kind: PrimitiveKind):
+def mj_geom_type(kind: PrimitiveKind) -> mujoco.mjtGeom:
     """MuJoCo's ``mjtGeom`` of a primitive kind (``mjGEOM_BOX`` for ``box``)."""
     import mujoco
 

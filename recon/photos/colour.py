@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import warnings
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -20,6 +21,12 @@ from trimesh.visual import ColorVisuals
 
 from real2sim.recon.pointcloud.support import fit_support, inside_polygon
 from real2sim.scene import Scene
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from real2sim.recon.photos.run import PhotosReconCfg
+    from real2sim.recon.photos.sfm import SfmResult
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +118,7 @@ def _icp_yaw(
     return T, float(np.mean(np.isfinite(d)))
 
 
-def colour_from_photos(scene: Scene, sfm, scale: float, reg: Registration) -> Scene:
+def colour_from_photos(scene: Scene, sfm: SfmResult, scale: float, reg: Registration) -> Scene:
     """``scene`` with each object's mesh coloured from the registered photos (geometry unchanged)."""
     import cv2
 
@@ -172,7 +179,7 @@ def colour_from_photos(scene: Scene, sfm, scale: float, reg: Registration) -> Sc
     return replace(scene, objects=tuple(objects), provenance=prov)
 
 
-def colour_scene_with_photos(scene: Scene, cfg) -> Scene:
+def colour_scene_with_photos(scene: Scene, cfg: PhotosReconCfg) -> Scene:
     """Run SfM on ``cfg.image_dir`` (a ``PhotosReconCfg``), register the photos to ``scene`` and colour its meshes;
     ``scene`` unchanged, with a warning saying why, when the photos cannot be placed."""
     from real2sim.recon.photos.mvs import dense_points
@@ -195,7 +202,7 @@ def colour_scene_with_photos(scene: Scene, cfg) -> Scene:
     return colour_from_photos(scene, sfm, scale, reg)
 
 
-def rewrite_scene(scene_dir, scene: Scene) -> None:
+def rewrite_scene(scene_dir: Path, scene: Scene) -> None:
     """Replace ``scene.json`` and ``meshes/`` of a written scene folder atomically, keeping its other files."""
     import shutil
     from pathlib import Path

@@ -216,7 +216,9 @@ def scale_from_known_distance(
     return ScaleEstimate(scale, sigma, len(set(point_a) | set(point_b)), tuple(loo))
 
 
-def load_known_distance(path) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]], float]:
+def load_known_distance(
+    path: str | Path,
+) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]], float]:
     """Read a known-distance file (TOML)::
 
         distance = 0.30                      # metres between the two points
