@@ -32,6 +32,7 @@ def estimate_delays(model, trajs: list[Trajectory], max_delay: float = 0.1, wn: 
             for k, tr in enumerate(trajs):
                 sel = s.log == k
                 y = pred[sel, j][lag:]
+                assert tr.ctrl is not None  # id_samples stacked each log's ctrl, so every log has one
                 u = tr.ctrl[: tr.n - lag, a]
                 if tr.enable is not None:  # only while the actuator is powered
                     on = tr.enable[: tr.n - lag, a]

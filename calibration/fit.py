@@ -81,7 +81,7 @@ def fit_bounded(
     res = least_squares(
         f,
         z0,
-        jac=jac,
+        jac=jac,  # pyright: ignore[reportArgumentType]  (scipy leaves jac unannotated; pyright infers str from '2-point')
         bounds=(lo_z, hi_z),
         method="trf",
         x_scale="jac",

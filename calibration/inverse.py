@@ -10,7 +10,7 @@ smooth sign stands in for its sliding value (equal to it for |qd| ≫ v_s).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -18,6 +18,9 @@ from real2sim.calibration.params import Resolved, apply
 from real2sim.calibration.signal import butter_filtfilt, differentiate
 from real2sim.calibration.simulate import clone, switched_off
 from real2sim.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    import mujoco
 
 V_SMOOTH = 0.01  # rad/s
 CAUCHY_C = 2.385  # the Cauchy loss's usual tuning constant: 95 % efficiency on Gaussian residuals
@@ -90,7 +93,7 @@ def joint_torques(model, s: IdSamples, joint_names, actuator_names) -> tuple[np.
     n = s.q.shape[0]
     pred = np.zeros((n, len(vadr)))
     appl = np.zeros((n, len(vadr)))
-    off_models: dict[bytes, object] = {}
+    off_models: dict[bytes, mujoco.MjModel] = {}
     for i in range(n):
         d.qpos[qadr] = s.q[i]
         d.qvel[vadr] = s.qd[i]
@@ -140,7 +143,7 @@ class Regressor:
     body_params: tuple[tuple[int, ...], ...]  # indices into params per body
     B: tuple[np.ndarray, ...]
     phi0: tuple[np.ndarray, ...]
-    base: object  # model with x0 applied
+    base: mujoco.MjModel  # model with x0 applied
 
 
 def build_regressor(

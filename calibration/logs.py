@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from real2sim.bounded import gunzip
 from real2sim.calibration.columns import Table, missing_extra, read_parquet, split_columns
 from real2sim.errors import InputError
+
+if TYPE_CHECKING:
+    pass
 
 
 def read_table(path: str | Path) -> Table:

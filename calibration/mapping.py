@@ -356,6 +356,7 @@ def table_trajectory(
         t = _column(table, log_map.time, path) * log_map.time_scale
     else:  # no time column: samples at the map's rate
         n = _column(table, next(iter(log_map.joints.values())).qpos, path).size
+        assert log_map.rate is not None  # read_log_map requires a rate where there is no time column
         t = np.arange(n) / log_map.rate
     back = np.nonzero(np.diff(t) <= 0)[0]
     if back.size:
@@ -376,8 +377,9 @@ def table_trajectory(
         axis=1,
     )
     qvel = None
-    if all(log_map.joints[j].qvel for j in names):
-        qvel = np.stack([_column(table, log_map.joints[j].qvel, path) for j in names], axis=1)
+    qvel_cols = [c for j in names if (c := log_map.joints[j].qvel)]
+    if len(qvel_cols) == len(names):
+        qvel = np.stack([_column(table, c, path) for c in qvel_cols], axis=1)
         if units == "degrees":
             qvel = np.deg2rad(qvel)
         elif units == "normalized":
@@ -385,8 +387,9 @@ def table_trajectory(
                 dataset or path, "velocities in normalised units cannot be converted; map no qvel"
             )
     torque = None
-    if all(log_map.joints[j].torque for j in names):
-        torque = np.stack([_column(table, log_map.joints[j].torque, path) for j in names], axis=1)
+    torque_cols = [c for j in names if (c := log_map.joints[j].torque)]
+    if len(torque_cols) == len(names):
+        torque = np.stack([_column(table, c, path) for c in torque_cols], axis=1)
     acts = tuple(log_map.actuators)
     ctrl = None
     if acts:
@@ -437,7 +440,7 @@ def _converter(log_map: LogMap, units: str, model, where: Path):
         if calib is not None:
             if motor not in calib:
                 raise InputError(
-                    log_map.calibration, f"no motor {motor!r} (column {col!r}) in the calibration"
+                    log_map.calibration or where, f"no motor {motor!r} (column {col!r}) in the calibration"
                 )
             return lerobot.to_radians(v, motor, "normalized", calib, z100)
         if by_range and model is not None:

@@ -85,6 +85,7 @@ def _set_xml(root: ET.Element, p: Resolved, v: float, model) -> str | None:
         return "its element is not in this file"
     el = els[0]
     if p.kind == "joint":
+        assert p.attribute is not None  # every joint parameter names its attribute (parse_param_name)
         el.set(p.attribute, _fmt(v))
     elif p.kind == "body":
         inert = el.find("inertial")
@@ -94,9 +95,10 @@ def _set_xml(root: ET.Element, p: Resolved, v: float, model) -> str | None:
             inert.set("mass", _fmt(v))
         else:
             key = "pos" if p.attribute == "com" else "diaginertia"
-            if inert.get(key) is None:
+            old = inert.get(key)
+            if old is None:
                 return f"<inertial> has no {key}"
-            vec = inert.get(key).split()
+            vec = old.split()
             vec[p.index] = _fmt(v)
             inert.set(key, " ".join(vec))
     elif p.kind == "geom":

@@ -96,6 +96,7 @@ def resolve(specs: list[ParamSpec] | tuple[ParamSpec, ...], model) -> list[Resol
 def get_value(model, p: Resolved) -> float:
     i = p.obj_id
     if p.kind == "joint":
+        assert p.attribute is not None  # every joint parameter names its attribute (parse_param_name)
         dof = model.jnt_dofadr[i]
         return float(
             {

@@ -82,7 +82,11 @@ def residual_std(pred: np.ndarray, measured: np.ndarray) -> np.ndarray:
 
 
 def band_coverage(
-    ensemble: np.ndarray, measured: np.ndarray, noise_std=0.0, draws: int = 8, seed: int = 0
+    ensemble: np.ndarray,
+    measured: np.ndarray,
+    noise_std: float | np.ndarray = 0.0,
+    draws: int = 8,
+    seed: int = 0,
 ) -> tuple[float, float]:
     """(fraction of measured samples inside the ensemble's 5-95 % band, mean band width); ``ensemble`` (S, N, nj),
     ``measured`` (N, nj). With ``noise_std`` (scalar or per joint) the band is a prediction band: each member
@@ -268,5 +272,5 @@ def scale_to_coverage(
         seen[k] = coverage_of(ranges_from_fits(center, per_fit, lower, upper, k, log))
         if seen[k] >= target:
             break
-    k = next((k for k in seen if seen[k] >= target), max(seen, key=seen.get))
+    k = next((k for k in seen if seen[k] >= target), max(seen, key=seen.__getitem__))
     return k, ranges_from_fits(center, per_fit, lower, upper, k, log), seen

@@ -5,15 +5,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from real2sim.calibration.config import CalibrateCfg
 from real2sim.calibration.outputs import CalibrationReport, LogPlot
-from real2sim.errors import InputError
+from real2sim.errors import ConfigError, InputError
 from real2sim.params import ParamSpec
-from real2sim.results import CalibrationResult, LogError
+from real2sim.results import CalibrationResult, LogError, Split
 from real2sim.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    import mujoco
 
 
 def load_model(path: Path):
@@ -49,7 +53,7 @@ def prepare(
 class Problem:
     """Everything a fit needs, built once (used by run_calibrate and the benchmark)."""
 
-    model: object
+    model: mujoco.MjModel
     params: list
     x0: np.ndarray
     lower: np.ndarray
@@ -180,6 +184,8 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
 
     prob = build_problem(cfg)
     values, out, obj = fit_problem(prob, cfg)
+    if out is None:  # method inverse with only delays to fit: no least squares ran, so no Jacobian
+        raise ConfigError("method 'inverse' fits no delay: add a physical parameter or use inverse+windows")
     names = [p.name for p in prob.params]
     r_final = obj(values[None])[0]
     r_init = obj(prob.x0[None])[0]
@@ -237,7 +243,7 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
     logs: list[LogError] = []
     plots: list[LogPlot] = []
     all_trajs = prob.train + prob.holdout
-    splits = ["train"] * len(prob.train) + ["holdout"] * len(prob.holdout)
+    splits: list[Split] = ["train" if k < len(prob.train) else "holdout" for k in range(len(all_trajs))]
     eval_obj = make_objective(prob, all_trajs, cfg)
     eq_b, _ = eval_obj.window_rmse(prob.x0)
     eq_a, ev_a = eval_obj.window_rmse(values)

@@ -30,7 +30,7 @@ def replay(models: list, trajs: list[Trajectory], delays: np.ndarray | None = No
             nthread=1,
         )
         d = np.zeros(len(tr.actuator_names)) if delays is None else np.asarray(delays, float)
-        qp, _ = sim.predict(cands, list(d) if d.ndim == 2 else [d] * len(cands))
+        qp, _ = sim.predict(cands, [d[i] for i in range(d.shape[0])] if d.ndim == 2 else [d] * len(cands))
         sim.close()
         q = qp[:, 0]
         out.append(q if isinstance(models[k], list) else q[0])

@@ -5,6 +5,7 @@ per-log parameter values. Shared parameters are applied to every setup's model."
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,13 +15,16 @@ from real2sim.errors import ConfigError
 from real2sim.params import ParamSpec
 from real2sim.trajectory import Trajectory
 
+if TYPE_CHECKING:
+    import mujoco
+
 
 @dataclass(frozen=True)
 class Setup:
     """One log's setup. ``model``: its own MjModel (None: the shared one); ``gain_scale`` multiplies the position
     gain (gainprm[0] and biasprm[1]) of ``actuators``; ``overrides``: parameter name → value for this log."""
 
-    model: object | None = None
+    model: mujoco.MjModel | None = None
     gain_scale: float = 1.0
     actuators: tuple[str, ...] = ()
     overrides: dict[str, float] = field(default_factory=dict)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 
@@ -11,7 +13,7 @@ def butter_filtfilt(x: np.ndarray, wn: float, order: int = 3) -> np.ndarray:
 
     if not 0.0 < wn < 1.0:
         raise ValueError(f"Butterworth cutoff Wn must be in (0, 1), got {wn}")
-    b, a = butter(order, wn)
+    b, a = cast(tuple[np.ndarray, np.ndarray], butter(order, wn))  # output='ba'; scipy is unannotated
     x = np.asarray(x, dtype=float)
     padlen = min(3 * max(len(a), len(b)), x.shape[0] - 1)
     return filtfilt(b, a, x, axis=0, padlen=padlen)

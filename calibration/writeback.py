@@ -15,6 +15,7 @@ def set_spec_value(spec, p: Resolved, v: float) -> None:
     """Write parameter ``p`` = ``v`` into an ``MjSpec`` (the MJCF write-back of ``params.set_value``)."""
 
     if p.kind == "joint":
+        assert p.attribute is not None  # every joint parameter names its attribute (parse_param_name)
         j = spec.joint(p.element)
         cur = getattr(j, p.attribute)
         if np.ndim(cur):  # MuJoCo >= 3.4: damping/stiffness are 3-vectors (polynomial); first term is linear

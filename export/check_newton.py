@@ -1,6 +1,10 @@
 """Newton (on the CPU, through warp) imports the USD with MuJoCo's bodies and masses; each dynamic body, released
 ``LIFT`` above its resting pose, comes back to it within ``MAX_REST_ERROR`` in ``SETTLE_SECONDS``."""
 
+# newton declares the Model's and State's arrays and the solver config's parts Optional (finalize(), state() and
+# from_model() fill them), so each model.body_mass / state.body_q here would need a None check the API rules out:
+# pyright: reportOptionalMemberAccess=false
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -38,7 +42,7 @@ def _newton_checks(usd: Path, bodies: list[Body]) -> list[Check]:
     with native_output_silenced():  # warp's CUDA-driver warning on a machine without a GPU
         import warp as wp
 
-        wp.config.quiet = True
+        wp.config.log_level = wp.LOG_WARNING  # no module-load timings (warp 1.19 has no config.quiet)
         wp.init()
         import newton
 
@@ -49,7 +53,8 @@ def _newton_checks(usd: Path, bodies: list[Body]) -> list[Check]:
     except Exception as exc:  # the importer raises whatever it meets
         return [Check("newton imports usd", False, f"{exc.__class__.__name__}: {exc}")]
     model = builder.finalize(device="cpu")
-    labels = getattr(builder, "body_label", None) or builder.body_key
+    # newton before 1.x called the labels body_key
+    labels = getattr(builder, "body_label", None) or builder.body_key  # pyright: ignore[reportAttributeAccessIssue]
     index = {str(k).rsplit("/", 1)[-1]: i for i, k in enumerate(labels)}
     dynamic = [b for b in bodies if b.dynamic]
     masses = model.body_mass.numpy()
@@ -68,8 +73,11 @@ def _newton_checks(usd: Path, bodies: list[Body]) -> list[Check]:
     ]
     if not ok:
         return checks
-    cfg = newton.solvers.SolverKamino.Config.from_model(
-        model, dynamics_solver="dvi", sparse_dynamics=True, sparse_jacobian=True
+    cfg = newton.solvers.SolverKamino.Config.from_model(  # newton annotates **kwargs as dict[str, Any] (each value)
+        model,
+        dynamics_solver="dvi",  # pyright: ignore[reportArgumentType]
+        sparse_dynamics=True,  # pyright: ignore[reportArgumentType]
+        sparse_jacobian=True,  # pyright: ignore[reportArgumentType]
     )
     cfg.dynamics.cull_speculative_contacts = False
     solver = newton.solvers.SolverKamino(model, config=cfg)

@@ -4,11 +4,16 @@ inertia, pose), the support box, and the tolerances the engines must meet."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from real2sim.export.manifest import PackageManifest
 from real2sim.transforms import quat_to_matrix
+
+if TYPE_CHECKING:
+    import mujoco
 
 LIFT = 0.005
 """Height [m] above its resting pose each dynamic body is released from."""
@@ -39,7 +44,9 @@ class Body:
         return quat_to_matrix(self.quat) @ self.com + self.pos
 
 
-def reference(model, man: PackageManifest) -> tuple[list[Body], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def reference(
+    model: mujoco.MjModel, man: PackageManifest
+) -> tuple[list[Body], tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The objects of the compiled MJCF at ``home`` and the support box (centre, wxyz quaternion, half-extents)."""
     import mujoco
 
@@ -71,7 +78,7 @@ def reference(model, man: PackageManifest) -> tuple[list[Body], tuple[np.ndarray
     return bodies, support
 
 
-def rel_error(a, b) -> float:
+def rel_error(a: ArrayLike, b: ArrayLike) -> float:
     """Largest difference of ``a`` and ``b`` relative to the largest magnitude in ``b``."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-300))

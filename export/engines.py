@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from real2sim.export.engine_reference import reference
 from real2sim.export.manifest import PackageManifest
 from real2sim.results import Check
+
+if TYPE_CHECKING:
+    import mujoco
 
 ENGINES = ("usd", "pybullet", "webots", "newton")
 """Every engine check, in the order they run."""
@@ -30,7 +34,7 @@ def skipped(engine: str) -> Check:
 
 
 def engine_checks(
-    pkg_dir: Path, man: PackageManifest, model, engines: tuple[str, ...], max_verts: int
+    pkg_dir: Path, man: PackageManifest, model: mujoco.MjModel, engines: tuple[str, ...], max_verts: int
 ) -> list[Check]:
     """The checks of ``engines`` (see ``ENGINES``) that apply to the files in ``pkg_dir``."""
     usd = pkg_dir / f"{man.name}.usd"

@@ -63,7 +63,9 @@ def _sample_hulls(hulls: list[trimesh.Trimesh], n: int, seed: int) -> list[tuple
     counts = np.maximum(4, np.round(n * areas / areas.sum()).astype(int))
     out = []
     for i, (h, k) in enumerate(zip(hulls, counts, strict=True)):
-        p, face = trimesh.sample.sample_surface(h, int(k), seed=seed + i + 1)
+        p, face = trimesh.sample.sample_surface(h, int(k), seed=seed + i + 1)[
+            :2
+        ]  # (points, faces): no colour asked
         out.append((p, np.asarray(h.triangles)[face]))
     return out
 
@@ -105,9 +107,10 @@ class Surface:
         self._o3d, self.origin = o3d, origin
         self.scene = o3d.t.geometry.RaycastingScene()
         for m in meshes:
+            # open3d's generated stubs make Tensor's dtype and device required; they default to the array's and CPU
             self.scene.add_triangles(
-                o3d.core.Tensor(np.asarray(m.vertices - origin, dtype=np.float32)),
-                o3d.core.Tensor(np.asarray(m.faces, dtype=np.uint32)),
+                o3d.core.Tensor(np.asarray(m.vertices - origin, dtype=np.float32)),  # pyright: ignore[reportCallIssue]
+                o3d.core.Tensor(np.asarray(m.faces, dtype=np.uint32)),  # pyright: ignore[reportCallIssue]
             )
 
     def _q(self, p: np.ndarray):
@@ -152,7 +155,7 @@ def hull_fidelity(
     origin = np.asarray(mesh.bounds, dtype=np.float64).mean(axis=0)
     hs = [_halfspaces(h) for h in hulls]
     surf = Surface([mesh], origin)
-    p, _ = trimesh.sample.sample_surface(mesh, samples, seed=seed)
+    p, _ = trimesh.sample.sample_surface(mesh, samples, seed=seed)[:2]
     d1 = Surface(hulls, origin).distance(p)
     d1[_inside_any(p, hs, 1e-9 * diag)] = 0.0
     qs = _sample_hulls(hulls, samples, seed + 1000)
@@ -193,6 +196,8 @@ def union_surface(pieces: list[trimesh.Trimesh]) -> trimesh.Trimesh:
     for p in pieces:
         h = m3.Manifold.hull_points(np.asarray(p.vertices, dtype=np.float64))
         u = h if u is None else u + h
+    if u is None:
+        raise ValueError("union_surface needs at least one piece")
     t = u.to_mesh()
     return trimesh.Trimesh(np.asarray(t.vert_properties[:, :3]), np.asarray(t.tri_verts), process=False)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +15,9 @@ from real2sim.export.support_contact import GROUP, HULL, PIECES, SUPPORT
 from real2sim.export.visual import has_colours, texture_file
 from real2sim.scene import Support
 from real2sim.transforms import matrix_to_quat
+
+if TYPE_CHECKING:
+    import mujoco
 
 FLOOR_BELOW_PLANE = 0.75
 """Height [m] of a plane support (a table top) above the floor added by ``scene.xml``."""
@@ -51,7 +55,7 @@ def floor_height(support: Support, objects: list[PlacedObject]) -> float:
     return support.top_height() - FLOOR_BELOW_PLANE
 
 
-def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: ExportCfg):
+def build_model(name: str, objects: list[PlacedObject], support: Support, cfg: ExportCfg) -> mujoco.MjSpec:
     """The model ``MjSpec``: assets, ``visual``/``collision`` classes, support, one body per object, ``home``."""
     import mujoco
 
@@ -174,7 +178,7 @@ def model_xml(name: str, objects: list[PlacedObject], support: Support, cfg: Exp
     return spec.to_xml()
 
 
-def compile_scene(folder: Path):
+def compile_scene(folder: Path) -> mujoco.MjModel:
     """The compiled ``MjModel`` of ``folder/scene.xml`` (with the model it includes and ``assets/``); raises
     MuJoCo's ``ValueError`` on anything invalid."""
     import mujoco

@@ -57,7 +57,7 @@ def _write_assets(folder: Path, placed: list[PlacedObject]) -> None:
         )
         for f, m in zip(o.collision_files(), meshes, strict=True):
             write_text(folder / "assets" / f, obj_text(m.vertices, m.faces, None, f"{o.name} collision"))
-        if (f := o.support_file()) is not None:
+        if (f := o.support_file()) is not None and o.obj.support is not None:
             write_text(folder / "assets" / f, obj_text(*o.obj.support, None, f"{o.name} support contact"))
 
 

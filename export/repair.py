@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import trimesh
+from trimesh.visual import ColorVisuals
 
 from real2sim.errors import InputError
 from real2sim.stdio import native_output_silenced
@@ -25,7 +26,7 @@ class RepairResult:
 
 
 def _vertex_colors(mesh: trimesh.Trimesh) -> np.ndarray | None:
-    if mesh.visual is not None and mesh.visual.kind == "vertex":
+    if isinstance(mesh.visual, ColorVisuals) and mesh.visual.kind == "vertex":
         c = np.asarray(mesh.visual.vertex_colors, dtype=np.uint8)
         if c.shape == (len(mesh.vertices), 4):
             return c
@@ -39,11 +40,11 @@ def transfer_colors(dst: trimesh.Trimesh, src_vertices: np.ndarray, src_colors: 
     from scipy.spatial import cKDTree
 
     _, idx = cKDTree(src_vertices).query(dst.vertices)
-    dst.visual = trimesh.visual.ColorVisuals(dst, vertex_colors=src_colors[idx])
+    dst.visual = ColorVisuals(dst, vertex_colors=src_colors[idx])
 
 
 def _is_solid(m: trimesh.Trimesh) -> bool:
-    return len(m.faces) > 0 and m.is_watertight and m.is_winding_consistent and m.volume > 0
+    return bool(len(m.faces) > 0 and m.is_watertight and m.is_winding_consistent and m.volume > 0)
 
 
 def repair_mesh(mesh: trimesh.Trimesh, where: str) -> RepairResult:
@@ -67,7 +68,7 @@ def repair_mesh(mesh: trimesh.Trimesh, where: str) -> RepairResult:
             raise InputError(where, "mesh has no finite triangles (all vertices NaN/inf)")
     m = trimesh.Trimesh(v, f, process=False)
     if colors is not None:
-        m.visual = trimesh.visual.ColorVisuals(m, vertex_colors=colors)
+        m.visual = ColorVisuals(m, vertex_colors=colors)
     src_v, src_c = v[finite], (colors[finite] if colors is not None else None)
     n0 = len(m.faces)
     m.merge_vertices()

@@ -6,12 +6,16 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from real2sim.export.config import ExportCfg
 from real2sim.export.prepare import PlacedObject, PreparedObject, lowest_z
 from real2sim.transforms import pose_matrix
+
+if TYPE_CHECKING:
+    import mujoco
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +49,7 @@ sliding or toppling), so validation reports it instead of the exporter relocatin
 still moving at ``SETTLE_MAX_SECONDS`` takes its settled pose (with a warning) and validation judges it."""
 
 
-def body_speed(data, model, body: int, radius: float) -> float:
+def body_speed(data: mujoco.MjData, model: mujoco.MjModel, body: int, radius: float) -> float:
     """Fastest speed [m/s] of a point within ``radius`` of the body origin (linear + angular x radius)."""
     import mujoco
 

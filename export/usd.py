@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from trimesh.visual import ColorVisuals
 
 from real2sim.export.config import ExportCfg
 from real2sim.export.mjcf import support_box
 from real2sim.export.prepare import PlacedObject
 from real2sim.scene import Support
 from real2sim.transforms import matrix_to_quat
+
+if TYPE_CHECKING:
+    from pxr import Usd
 
 GRAVITY = 9.81
 """Gravity [m/s^2] of the physics scene, along -z."""
@@ -121,7 +126,7 @@ def _primitive(stage, path: str, prim):
     return g.GetPrim()
 
 
-def build_stage(name: str, objects: list[PlacedObject], support: Support):
+def build_stage(name: str, objects: list[PlacedObject], support: Support) -> Usd.Stage:
     """The in-memory ``Usd.Stage`` of the package (see the module docstring)."""
     from pxr import Gf, Usd, UsdGeom, UsdPhysics, Vt
 
@@ -166,7 +171,7 @@ def build_stage(name: str, objects: list[PlacedObject], support: Support):
         mat = _material(stage, f"{root}/materials/{n}", o.friction[0])
         v = o.obj.visual
         vis = _mesh(stage, f"{path}/visual", v.vertices, v.faces)
-        if v.visual is not None and v.visual.kind == "vertex":
+        if isinstance(v.visual, ColorVisuals) and v.visual.kind == "vertex":
             col = np.asarray(v.visual.vertex_colors, dtype=np.float32)[:, :3] / 255.0
             vis.CreateDisplayColorPrimvar(UsdGeom.Tokens.vertex).Set(Vt.Vec3fArray.FromNumpy(col))
         else:
@@ -177,7 +182,7 @@ def build_stage(name: str, objects: list[PlacedObject], support: Support):
         else:
             for i, (hv, hf) in enumerate(o.obj.collision.hulls):
                 _collider(_mesh(stage, f"{path}/collision_{i}", hv, hf).GetPrim(), mat, mesh=True)
-        if o.support_file() is not None:
+        if o.support_file() is not None and o.obj.support is not None:
             _collider(_mesh(stage, f"{path}/support_contact", *o.obj.support).GetPrim(), mat, mesh=True)
             contact.append(f"{path}/support_contact")
             pieces += [f"{path}/collision_{i}" for i in range(len(o.obj.collision.hulls))]

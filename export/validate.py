@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -168,7 +168,9 @@ def _static_checks(
 
         from real2sim.export.fidelity import hull_fidelity
 
-        surf = trimesh.util.concatenate([_geom_mesh(model, g) for g in vis])
+        surf = cast(
+            trimesh.Trimesh, trimesh.util.concatenate([_geom_mesh(model, g) for g in vis])
+        )  # of meshes: a mesh
         fid = hull_fidelity(surf, [_geom_mesh(model, g) for g in cols], samples=cfg.samples)
         within = fid.hausdorff_rel <= cfg.max_surface_distance
         checks.append(
@@ -213,6 +215,7 @@ def validate_package(
             model = mujoco.MjModel.from_xml_path(str(pkg_dir / "scene.xml"))
         except Exception as exc:  # MuJoCo raises ValueError with its parser message
             return (Check("mjcf compiles", False, str(exc).splitlines()[0]),)
+    assert model is not None  # (mujoco has no stubs: pyright keeps the parameter's None after the assignment)
     compiled = Check("mjcf compiles", True, f"scene.xml + {name}.xml: {model.nbody - 1} bodies")
 
     data = mujoco.MjData(model)

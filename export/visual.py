@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import trimesh
+from trimesh.visual import ColorVisuals
 
 from real2sim.atomic import write_bytes, write_text
 from real2sim.export.objio import obj_text
@@ -48,7 +49,7 @@ def decimate(mesh: trimesh.Trimesh, faces: int) -> trimesh.Trimesh:
     out.update_faces(out.nondegenerate_faces())
     out.remove_unreferenced_vertices()
     colors = None
-    if mesh.visual is not None and mesh.visual.kind == "vertex":
+    if isinstance(mesh.visual, ColorVisuals) and mesh.visual.kind == "vertex":
         colors = np.asarray(mesh.visual.vertex_colors, dtype=np.uint8)
     transfer_colors(out, np.asarray(mesh.vertices), colors)
     return out
@@ -63,7 +64,7 @@ def mean_rgba(mesh: trimesh.Trimesh, rgba: tuple[float, ...] | None) -> tuple[fl
     """One colour for engines without vertex colours: the object's ``rgba`` or the mean vertex colour."""
     if rgba is not None:
         return tuple(float(x) for x in rgba)  # type: ignore[return-value]
-    if mesh.visual is not None and mesh.visual.kind == "vertex":
+    if isinstance(mesh.visual, ColorVisuals) and mesh.visual.kind == "vertex":
         c = np.asarray(mesh.visual.vertex_colors, dtype=np.float64).mean(axis=0) / 255.0
         return (round(c[0], 4), round(c[1], 4), round(c[2], 4), 1.0)
     return (0.7, 0.7, 0.7, 1.0)
@@ -95,7 +96,7 @@ class ColourAtlas:
 
 def has_colours(mesh: trimesh.Trimesh) -> bool:
     """Whether ``mesh`` carries per-vertex colours (then its package visual mesh is textured)."""
-    return mesh.visual is not None and mesh.visual.kind == "vertex" and len(mesh.faces) > 0
+    return isinstance(mesh.visual, ColorVisuals) and mesh.visual.kind == "vertex" and len(mesh.faces) > 0
 
 
 def texture_file(visual_file: str) -> str:
@@ -105,7 +106,7 @@ def texture_file(visual_file: str) -> str:
 
 def colour_atlas(mesh: trimesh.Trimesh) -> ColourAtlas | None:
     """The mesh's vertex colours as a texture atlas with per-face UVs (``None`` when it has no vertex colours)."""
-    if not has_colours(mesh):
+    if not (has_colours(mesh) and isinstance(mesh.visual, ColorVisuals)):
         return None
     colors = np.asarray(mesh.visual.vertex_colors, dtype=np.float64)[:, :3]
     faces = np.asarray(mesh.faces, dtype=np.int64)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import trimesh
+from trimesh.visual import ColorVisuals
 
 from real2sim.atomic import write_bytes
 from real2sim.errors import InputError
@@ -18,7 +19,7 @@ def mesh_to_ply_bytes(mesh: trimesh.Trimesh) -> bytes:
     v = np.ascontiguousarray(mesh.vertices, dtype="<f8")
     f = np.ascontiguousarray(mesh.faces, dtype="<i4")
     colors = None
-    if mesh.visual is not None and mesh.visual.kind == "vertex":
+    if isinstance(mesh.visual, ColorVisuals) and mesh.visual.kind == "vertex":
         colors = np.ascontiguousarray(mesh.visual.vertex_colors, dtype=np.uint8)
         if colors.shape != (len(v), 4):
             colors = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 from real2sim.errors import ConfigError
 
@@ -70,7 +70,8 @@ def parse_param_name(name: str) -> tuple[Kind, str, str | None]:
             f"parameter {name!r} is not of the form kind:element.attribute "
             f"(kinds: {', '.join(KINDS)}; e.g. joint:elbow.damping, delay:elbow_motor)"
         )
-    kind, element, attr = m.group(1), m.group(2), m.group(3)
+    kind = cast(Kind, m.group(1))  # _PARAM_RE matches only the KINDS names
+    element, attr = m.group(2), m.group(3)
     allowed = ATTRIBUTES[kind]
     if attr not in allowed:
         raise ConfigError(

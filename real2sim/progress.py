@@ -8,14 +8,20 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.logging import RichHandler
 
 _state = {"quiet": False}
+
+
+class Advance(Protocol):
+    """What ``progress`` yields: ``advance()`` one step, ``advance(k)`` k steps."""
+
+    def __call__(self, k: int = 1) -> None: ...
 
 
 @functools.cache
@@ -98,7 +104,7 @@ def deferred_logs(show: bool = False) -> Iterator[DeferredLogs]:
 
 
 @contextlib.contextmanager
-def progress(description: str, total: int | None = None) -> Iterator[Callable[[int], None]]:
+def progress(description: str, total: int | None = None) -> Iterator[Advance]:
     """``with progress("meshing", total=n) as advance: ... advance()``; silent when quiet or not a terminal."""
     if _state["quiet"] or not get_console().is_terminal:
         yield lambda k=1: None

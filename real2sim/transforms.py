@@ -7,9 +7,10 @@ Transforms are 4x4 homogeneous matrices named by their frames (``world_from_obje
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
-def quat_to_matrix(q_wxyz: np.ndarray) -> np.ndarray:
+def quat_to_matrix(q_wxyz: ArrayLike) -> np.ndarray:
     """(3, 3) rotation matrix of a ``wxyz`` quaternion (normalised first)."""
     from scipy.spatial.transform import Rotation
 

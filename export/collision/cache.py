@@ -18,13 +18,14 @@ import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import trimesh
 
 from real2sim.atomic import write_bytes
 from real2sim.executor import Busy, may_defer
-from real2sim.export.collision.primitives import SIZE_COUNT, Primitive
+from real2sim.export.collision.primitives import SIZE_COUNT, Primitive, PrimitiveKind
 from real2sim.export.collision.shape import Collision
 from real2sim.export.config import ExportCfg, collision_options
 
@@ -90,7 +91,8 @@ def save(path: Path, col: Collision) -> None:
         arrays["prim"] = np.concatenate([p.pos, p.quat, p.size, [p.error]])
     for i, (v, f) in enumerate(col.hulls):
         arrays[f"v{i}"], arrays[f"f{i}"] = v, f
-    np.savez(buf, sha256=np.array(digest(arrays)), **arrays)
+    # the keys are prim*, v<i> and f<i>, never one of savez's own keywords (allow_pickle)
+    np.savez(buf, sha256=np.array(digest(arrays)), **arrays)  # pyright: ignore[reportArgumentType]
     write_bytes(path, buf.getvalue())
     sweep_stale(path.parent)
 
@@ -125,7 +127,9 @@ def load(path: Path) -> Collision | None:
             raise ValueError("checksum mismatch" if stored else "no checksum")
         if "prim_kind" in arrays:
             a = arrays["prim"]
-            kind = str(arrays["prim_kind"])
+            kind = cast(
+                PrimitiveKind, str(arrays["prim_kind"])
+            )  # an unknown kind: KeyError below, recomputed
             n = SIZE_COUNT[kind]
             return Collision(Primitive(kind, a[:3], a[3:7], a[7 : 7 + n], float(a[7 + n])), (), cached=True)
         k = sum(1 for name in arrays if name.startswith("v"))

@@ -7,19 +7,22 @@ half-length of the segment). Poses are in the object frame, quaternions wxyz.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import trimesh
 
 from real2sim.transforms import matrix_to_quat
 
+if TYPE_CHECKING:
+    import mujoco
+
 PrimitiveKind = Literal["box", "sphere", "cylinder", "capsule"]
 SIZE_COUNT: dict[PrimitiveKind, int] = {"box": 3, "sphere": 1, "cylinder": 2, "capsule": 2}
 """How many of MuJoCo's three geom sizes each kind uses (the rest are written as 0)."""
 
 
-def mj_geom_type(kind: PrimitiveKind):
+def mj_geom_type(kind: PrimitiveKind) -> mujoco.mjtGeom:
     """MuJoCo's ``mjtGeom`` of a primitive kind (``mjGEOM_BOX`` for ``box``)."""
     import mujoco
 
@@ -72,7 +75,7 @@ def fit_primitive(
     ext = np.asarray(ext, dtype=np.float64)
     obb_from_object = np.asarray(to_obb, dtype=np.float64)
     object_from_obb = np.linalg.inv(obb_from_object)
-    pts, _ = trimesh.sample.sample_surface(mesh, samples, seed=seed)
+    pts, _ = trimesh.sample.sample_surface(mesh, samples, seed=seed)[:2]  # (points, faces): no colour asked
     p = trimesh.transform_points(np.vstack([pts, mesh.vertices]), obb_from_object)
     diag = float(np.linalg.norm(ext))
     vol = float(mesh.volume)
@@ -85,7 +88,9 @@ def fit_primitive(
     outside = np.linalg.norm(np.maximum(q - half, 0), axis=1)
     inside = np.min(half - q, axis=1)
     d_box = np.where(np.all(q <= half, axis=1), inside, outside)
-    cands.append((_err(d_box, diag, np.prod(ext), vol, tolerance), "box", np.eye(3), np.zeros(3), half))
+    cands.append(
+        (_err(d_box, diag, float(np.prod(ext)), vol, tolerance), "box", np.eye(3), np.zeros(3), half)
+    )
 
     c = trimesh.transform_points(mesh.center_mass[None], obb_from_object)[0]
     r_s = np.linalg.norm(p - c, axis=1)

@@ -58,7 +58,8 @@ class Refiner:
 
     def piece(self, pts: np.ndarray):
         """The solid's part inside the hull of ``pts`` (manifold3d)."""
-        return self.solid ^ self._m3d.Manifold.hull_points(np.asarray(pts, dtype=np.float32))
+        # manifold3d takes float32 too (its stub says float64); the hulls stay cut as they always were
+        return self.solid ^ self._m3d.Manifold.hull_points(np.asarray(pts, dtype=np.float32))  # pyright: ignore[reportArgumentType]
 
     def split(self, hull: np.ndarray, at: np.ndarray, bulge: float | None = None) -> list[np.ndarray] | None:
         """Best split of the solid inside ``hull`` by a plane through the surface point ``c`` nearest ``at`` (the

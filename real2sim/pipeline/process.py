@@ -236,7 +236,7 @@ def _recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
 
 
 def _coloured(scene: Scene) -> bool:
-    return any(o.mesh.visual.kind == "vertex" for o in scene.objects)
+    return any(o.mesh.visual is not None and o.mesh.visual.kind == "vertex" for o in scene.objects)
 
 
 def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
@@ -258,7 +258,9 @@ def _photos_cfg(s: Session, out_dir: Path | None) -> Any:
         kw.update(marker_size=s.marker.size, marker_dictionary=s.marker.dictionary, marker_id=s.marker.id)
     if s.known_distance is not None:
         kw["known_distance"] = s.known_distance
-    sfm = {k: v for k, v in (("camera_model", s.camera_model), ("intrinsics", s.intrinsics)) if v is not None}
+    sfm: dict[str, Any] = {
+        k: v for k, v in (("camera_model", s.camera_model), ("intrinsics", s.intrinsics)) if v is not None
+    }
     return PhotosReconCfg(**kw, scale=s.photos_scale, object_only=s.photos_object_only, sfm=SfmCfg(**sfm))
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from real2sim import physics
 from real2sim.errors import InputError
 from real2sim.export.physics import Given, material_problem, value_problem
+
+if TYPE_CHECKING:
+    from real2sim.recon.io.points import Units
 
 LIDAR_EXT = (".ply", ".pcd", ".las", ".laz", ".e57", ".xyz", ".pts", ".txt", ".npy", ".bin")
 IMAGE_EXT = (".jpg", ".jpeg", ".png", ".tif", ".tiff")
@@ -54,7 +57,7 @@ class Session:
     """Point-cloud files."""
     lidar_poses: Path | None = None
     """JSON of ``{file name: world_from_sensor 4x4}`` when the scanner's poses are known."""
-    lidar_units: str = "m"
+    lidar_units: Units = "m"
     lidar_object_only: bool = False
     """The scans show one object without a support (``recon pointcloud --object-only``)."""
     sensor_origin: tuple[float, ...] = ()

@@ -137,7 +137,7 @@ def generate_into(out: Path, cfg: SampleGenCfg) -> dict[str, Any]:
     world_meshes = [table, floor] + [o.mesh_in_world() for o in objects]
     labels = [0, -1] + list(range(1, len(objects) + 1))
     albedo = [0.55, 0.3] + [float(np.mean(o.rgb)) for o in objects]
-    rgb = [TABLE_RGB, FLOOR_RGB] + [tuple(o.rgb) for o in objects]
+    rgb = [TABLE_RGB, FLOOR_RGB] + [(*o.rgb,) for o in objects]
     poses = sensor_poses(rng_lidar, cfg.n_scans)
     gt_lidar, poses_json, files = [], {}, []
     with progress("casting LiDAR scans", total=cfg.n_scans) as advance:

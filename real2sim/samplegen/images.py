@@ -9,11 +9,15 @@ the principal point at the image centre in OpenCV pixel coordinates (pixel centr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import trimesh
 
 from real2sim.samplegen.lidar import look_at
+
+if TYPE_CHECKING:
+    import mujoco
 
 
 @dataclass(frozen=True)
@@ -190,7 +194,7 @@ def build_model(
     marker: Marker,
     cams_world_from_cam: list[np.ndarray],
     cfg: PhotoCfg,
-):  # noqa: ANN201 - mujoco.MjModel
+) -> mujoco.MjModel:
     """A MuJoCo model of the textured table, objects (name, mesh in object frame, world_from_object, rgb), the
     marker sheet and one camera per photo."""
     import mujoco
@@ -265,7 +269,7 @@ def build_model(
     return spec.compile()
 
 
-def render_photos(model, cfg: PhotoCfg) -> list[np.ndarray]:  # noqa: ANN001
+def render_photos(model: mujoco.MjModel, cfg: PhotoCfg) -> list[np.ndarray]:
     """Render every camera of ``model``; RGB uint8 (H, W, 3), row 0 at the top."""
     import mujoco
 

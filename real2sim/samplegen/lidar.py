@@ -100,15 +100,16 @@ def cast_scan(
 
     scene = o3d.t.geometry.RaycastingScene()
     for m in meshes:
+        # open3d's generated stubs make Tensor's dtype and device required; they default to the array's and CPU
         scene.add_triangles(
-            o3d.core.Tensor(np.asarray(m.vertices, dtype=np.float32)),
-            o3d.core.Tensor(np.asarray(m.faces, dtype=np.uint32)),
+            o3d.core.Tensor(np.asarray(m.vertices, dtype=np.float32)),  # pyright: ignore[reportCallIssue]
+            o3d.core.Tensor(np.asarray(m.faces, dtype=np.uint32)),  # pyright: ignore[reportCallIssue]
         )
     d_sensor = ray_directions(cfg)
     R, t = world_from_sensor[:3, :3], world_from_sensor[:3, 3]
     d_world = d_sensor @ R.T
     rays = np.concatenate([np.broadcast_to(t, d_world.shape), d_world], axis=1).astype(np.float32)
-    hit = scene.cast_rays(o3d.core.Tensor(rays))
+    hit = scene.cast_rays(o3d.core.Tensor(rays))  # pyright: ignore[reportCallIssue]  (as above)
     t_hit = hit["t_hit"].numpy().astype(np.float64)
     geom = hit["geometry_ids"].numpy().astype(np.int64)
     normal = hit["primitive_normals"].numpy().astype(np.float64)

@@ -109,7 +109,7 @@ def iter_ply_vertices(
             if f.readinto(view) != len(view):
                 raise InputError(path, "truncated: the vertex data ends early")
             rec = np.frombuffer(view, dtype=dt, count=n)
-            yield {name: rec[name].astype(dt[name].newbyteorder("=")) for name in dt.names}
+            yield {name: rec[name].astype(dt[name].newbyteorder("=")) for name in dt.names or ()}
             done += n
 
 

@@ -16,7 +16,7 @@ symmetry the scan supports (``meshing/symmetry.py``), then are meshed on the fin
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 import trimesh
@@ -33,11 +33,16 @@ BUDGET_FACES_PER_AREA = 2.5
 
 
 class MeshCfg(Protocol):
-    mesh_voxel: float
-    mesh_max_cells: int
-    max_triangles: int
-    symmetry_completion: bool
-    thin_wall_grid: bool
+    @property
+    def mesh_voxel(self) -> float: ...
+    @property
+    def mesh_max_cells(self) -> int: ...
+    @property
+    def max_triangles(self) -> int: ...
+    @property
+    def symmetry_completion(self) -> bool: ...
+    @property
+    def thin_wall_grid(self) -> bool: ...
 
 
 def signed_distance(
@@ -62,7 +67,9 @@ def signed_distance(
     ijk = np.clip(np.rint((points - lo) / h).astype(np.int64), 0, np.array(shape) - 1)
     rep = np.full(shape, -1, dtype=np.int64)
     rep[ijk[:, 0], ijk[:, 1], ijk[:, 2]] = np.arange(len(points))
-    idx = ndimage.distance_transform_edt(rep < 0, return_distances=False, return_indices=True)
+    idx = cast(
+        np.ndarray, ndimage.distance_transform_edt(rep < 0, return_distances=False, return_indices=True)
+    )
     near = rep[idx[0], idx[1], idx[2]].ravel()
     del idx
     axes = [lo[i] + h * np.arange(shape[i]) for i in range(3)]
@@ -74,10 +81,10 @@ def signed_distance(
     if solid is not None:
         sd = np.where(solid.ravel(), sd, np.abs(sd))
     sigma = 1.5 * h
-    band = np.flatnonzero(d1 < (2.5 * h if band is None else band))
+    near_band = np.flatnonzero(d1 < (2.5 * h if band is None else band))
     k = min(k, len(points))
-    if len(band) and k > 1:
-        g = grid[band]
+    if len(near_band) and k > 1:
+        g = grid[near_band]
         d, nn = cKDTree(points).query(g, k=k, workers=thread_budget())
         plane = np.einsum("mkj,mkj->mk", g[:, None, :] - points[nn], normals[nn])
         w = np.exp(-((d - d[:, :1]) ** 2) / (2 * sigma**2))
@@ -85,7 +92,7 @@ def signed_distance(
         # (normals facing the other way) would pull the mean to "inside" on both sides and thicken the wall.
         nrm = normals[nn]
         w *= np.einsum("mkj,mj->mk", nrm, nrm[:, 0]) > 0.0
-        sd[band] = (w * plane).sum(axis=1) / w.sum(axis=1)
+        sd[near_band] = (w * plane).sum(axis=1) / w.sum(axis=1)
     return sd
 
 
@@ -115,7 +122,7 @@ def mesh_object(
     lo, hi, h = _grid_spacing(points, support_z, cfg)
     thin = support_z is not None and thin_wall_fraction(points, normals, 2.0 * h) >= THIN_WALL_FRACTION
     mirrored = None
-    if thin and free_space is not None and cfg.symmetry_completion:
+    if thin and support_z is not None and free_space is not None and cfg.symmetry_completion:
         points, normals, mirrored = _symmetry_completion(points, normals, free_space, support_z, lo, hi, h)
         lo, hi, h = _grid_spacing(points, support_z, cfg)
     if thin and cfg.thin_wall_grid:
@@ -141,7 +148,7 @@ def mesh_object(
         except QhullError:
             pass
     else:  # no support: bound the inside by the points' 3D convex hull (closes unseen holes without a blob)
-        sd = np.maximum(sd, _hull_distance(lo, h, tuple(int(x) for x in shape), points))
+        sd = np.maximum(sd, _hull_distance(lo, h, (int(shape[0]), int(shape[1]), int(shape[2])), points))
     vol = sd.reshape(shape)
     seal(vol, h)
     if not (vol < 0).any():

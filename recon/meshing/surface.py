@@ -3,7 +3,7 @@ objects without a support, largest component, quadric decimation and watertight 
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 import trimesh
@@ -12,8 +12,10 @@ from real2sim.errors import StageError
 
 
 class PoissonCfg(Protocol):
-    mesh_voxel: float
-    max_triangles: int
+    @property
+    def mesh_voxel(self) -> float: ...
+    @property
+    def max_triangles(self) -> int: ...
 
 
 def marching_cubes(volume: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -26,7 +28,8 @@ def marching_cubes(volume: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         v, f = mcubes.marching_cubes(-volume, 0.0)
         return np.asarray(v, dtype=np.float64), np.asarray(f, dtype=np.int64)
     try:
-        from skimage.measure import marching_cubes as skimage_marching_cubes
+        # scikit-image is not a dependency: the fallback where PyMCubes is missing
+        from skimage.measure import marching_cubes as skimage_marching_cubes  # pyright: ignore[reportMissingImports]
     except ImportError:
         raise StageError("meshing needs PyMCubes (pip install pymcubes) or scikit-image") from None
     v, f, _, _ = skimage_marching_cubes(volume, 0.0)
@@ -46,13 +49,13 @@ def keep_largest_inside(vol: np.ndarray) -> None:
     from scipy import ndimage
 
     inside = vol < 0
-    lab, n = ndimage.label(inside, structure=np.ones((3, 3, 3), dtype=bool))
+    lab, n = cast("tuple[np.ndarray, int]", ndimage.label(inside, structure=np.ones((3, 3, 3), dtype=bool)))
     if n > 1:
         big = int(np.argmax(np.bincount(lab.ravel())[1:])) + 1
         other = inside & (lab != big)
         vol[other] = -vol[other]
         inside &= ~other
-    lab, n = ndimage.label(~inside)
+    lab, n = cast("tuple[np.ndarray, int]", ndimage.label(~inside))
     if n > 1:
         pocket = ~inside & (lab != lab[0, 0, 0])
         vol[pocket] = -np.abs(vol[pocket]) - 1e-12
@@ -153,7 +156,7 @@ def decimate(mesh: trimesh.Trimesh, max_triangles: int) -> trimesh.Trimesh:
             np.asarray(mesh.vertices, dtype=np.float64),
             np.asarray(mesh.faces),
             target_count=int(max_triangles),
-        )
+        )[:2]  # (vertices, faces): no collapses asked
     except ImportError:  # slower fallback
         import open3d as o3d
 

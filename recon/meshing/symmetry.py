@@ -22,7 +22,7 @@ docs/DECISIONS.md, Recon; a rotation also ``MAX_PROTRUSION``). Otherwise nothing
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -114,7 +114,7 @@ class Evidence:
         ijk = self.index(points)
         ok = ijk[:, 0] >= 0
         occ[ijk[ok, 0], ijk[ok, 1], ijk[ok, 2]] = False
-        self.dist = ndimage.distance_transform_edt(occ) * h
+        self.dist = cast(np.ndarray, ndimage.distance_transform_edt(occ)) * h
         self.hi = self.lo + h * (np.asarray(self.shape) - 1)
 
     def index(self, q: np.ndarray) -> np.ndarray:

@@ -13,13 +13,20 @@ from __future__ import annotations
 import logging
 import warnings
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
-import trimesh
 from scipy.spatial import cKDTree
+from trimesh.visual import ColorVisuals
 
 from real2sim.recon.pointcloud.support import fit_support, inside_polygon
 from real2sim.scene import Scene
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from real2sim.recon.photos.run import PhotosReconCfg
+    from real2sim.recon.photos.sfm import SfmResult
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +86,7 @@ def register_to_scene(points: np.ndarray, cameras: np.ndarray, scene: Scene) -> 
         T[:2, 3] = np.median(b[:, :2], axis=0) - T[:2, :2] @ np.median(a[:, :2], axis=0)
         starts.append(_icp_yaw(a, tree, b, T, iters=8))
     starts.sort(key=lambda st: -st[1])
-    score, T = max((_icp_yaw(a, tree, b, T0)[::-1] for T0, _ in starts[:3]), key=lambda st: st[0])
+    T, score = max((_icp_yaw(a, tree, b, T0) for T0, _ in starts[:3]), key=lambda st: st[1])
     return Registration(T @ fit.world_from_input, score) if score >= MIN_FIT else None
 
 
@@ -111,7 +118,7 @@ def _icp_yaw(
     return T, float(np.mean(np.isfinite(d)))
 
 
-def colour_from_photos(scene: Scene, sfm, scale: float, reg: Registration) -> Scene:
+def colour_from_photos(scene: Scene, sfm: SfmResult, scale: float, reg: Registration) -> Scene:
     """``scene`` with each object's mesh coloured from the registered photos (geometry unchanged)."""
     import cv2
 
@@ -166,15 +173,13 @@ def colour_from_photos(scene: Scene, sfm, scale: float, reg: Registration) -> Sc
         c[~seen] = med  # the unseen side (underside, hidden faces): the object's median colour
         c8 = np.clip(np.round(c * 255), 0, 255).astype(np.uint8)
         mesh = o.mesh.copy()
-        mesh.visual = trimesh.visual.ColorVisuals(
-            mesh, vertex_colors=np.hstack([c8, np.full((len(c8), 1), 255, np.uint8)])
-        )
+        mesh.visual = ColorVisuals(mesh, vertex_colors=np.hstack([c8, np.full((len(c8), 1), 255, np.uint8)]))
         objects.append(replace(o, mesh=mesh, rgba=(*(round(float(x), 4) for x in med), 1.0)))
     prov = replace(scene.provenance, steps=(*scene.provenance.steps, "photo colours"))
     return replace(scene, objects=tuple(objects), provenance=prov)
 
 
-def colour_scene_with_photos(scene: Scene, cfg) -> Scene:
+def colour_scene_with_photos(scene: Scene, cfg: PhotosReconCfg) -> Scene:
     """Run SfM on ``cfg.image_dir`` (a ``PhotosReconCfg``), register the photos to ``scene`` and colour its meshes;
     ``scene`` unchanged, with a warning saying why, when the photos cannot be placed."""
     from real2sim.recon.photos.mvs import dense_points
@@ -197,7 +202,7 @@ def colour_scene_with_photos(scene: Scene, cfg) -> Scene:
     return colour_from_photos(scene, sfm, scale, reg)
 
 
-def rewrite_scene(scene_dir, scene: Scene) -> None:
+def rewrite_scene(scene_dir: Path, scene: Scene) -> None:
     """Replace ``scene.json`` and ``meshes/`` of a written scene folder atomically, keeping its other files."""
     import shutil
     from pathlib import Path

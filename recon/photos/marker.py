@@ -160,6 +160,8 @@ def scale_from_marker(
     obs: dict[str, np.ndarray] = {}
     for n in sfm.registered:
         img = read_image(sfm.image_dir / n, grey=True)
+        if img is None:
+            raise StageError(f"marker: cannot read {sfm.image_dir / n}")
         c = detect_marker(img, dictionary, marker_id)
         if c is not None:
             obs[n] = c
@@ -214,7 +216,9 @@ def scale_from_known_distance(
     return ScaleEstimate(scale, sigma, len(set(point_a) | set(point_b)), tuple(loo))
 
 
-def load_known_distance(path) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]], float]:
+def load_known_distance(
+    path: str | Path,
+) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]], float]:
     """Read a known-distance file (TOML)::
 
         distance = 0.30                      # metres between the two points

@@ -82,7 +82,7 @@ def dense_points_cpu(
     dev = o3c.Device("CPU:0")
     vbg = o3d.t.geometry.VoxelBlockGrid(
         attr_names=("tsdf", "weight", "color"), attr_dtypes=(o3c.float32, o3c.float32, o3c.float32),
-        attr_channels=((1), (1), (3)), voxel_size=voxel, block_resolution=16, block_count=40000, device=dev,
+        attr_channels=((1), (1), (3)), voxel_size=voxel, block_resolution=16, block_count=40000, device=dev,  # pyright: ignore[reportArgumentType]
     )  # fmt: skip
     merged: dict[str, np.ndarray] = {}
     for n in sorted(depths):
@@ -99,9 +99,11 @@ def dense_points_cpu(
         trunc = float(2.0 * np.percentile(z[z > 0], 95))
         ext = np.eye(4)
         ext[:3, :3], ext[:3, 3] = v.R, v.t
-        dt = o3d.t.geometry.Image(o3c.Tensor(np.ascontiguousarray(depth, dtype=np.float32)))
-        ct = o3d.t.geometry.Image(o3c.Tensor(np.ascontiguousarray(colour)))
-        kt, et = o3c.Tensor(v.K, o3c.float64), o3c.Tensor(ext, o3c.float64)
+        # open3d's generated stubs make Tensor's dtype and device required (they default to the array's dtype and
+        # the CPU) and want SizeVectors for attr_channels above (plain ints work)
+        dt = o3d.t.geometry.Image(o3c.Tensor(np.ascontiguousarray(depth, dtype=np.float32)))  # pyright: ignore[reportCallIssue]
+        ct = o3d.t.geometry.Image(o3c.Tensor(np.ascontiguousarray(colour)))  # pyright: ignore[reportCallIssue]
+        kt, et = o3c.Tensor(v.K, o3c.float64), o3c.Tensor(ext, o3c.float64)  # pyright: ignore[reportCallIssue]
         blocks = vbg.compute_unique_block_coordinates(dt, kt, et, 1.0, trunc, cfg.trunc_voxels)
         vbg.integrate(blocks, dt, ct, kt, kt, et, 1.0, trunc, cfg.trunc_voxels)
     pcd = vbg.extract_point_cloud(cfg.min_weight)

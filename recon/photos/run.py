@@ -84,7 +84,9 @@ def _report(sfm: SfmResult, est: ScaleEstimate | None, dense: str) -> dict:
 
 
 def metric_scale(
-    sfm: SfmResult, cfg: PhotosReconCfg, known: tuple | None = None
+    sfm: SfmResult,
+    cfg: PhotosReconCfg,
+    known: tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]], float] | None = None,
 ) -> tuple[float | None, ScaleEstimate | None]:
     """Metres per SfM unit from the given scale, a known distance (``known``: its file already loaded) or the
     marker, with the estimate behind it; ``(None, None)`` when none is given."""

@@ -13,7 +13,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from real2sim.errors import ConfigError, InputError, StageError
 from real2sim.recon.photos.align import orbit_warning
 from real2sim.recon.photos.config import SfmCfg
 from real2sim.recon.photos.features import db_stats, extract_and_match
+
+if TYPE_CHECKING:
+    import pycolmap
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +100,7 @@ class SfmResult:
     mean_reprojection_error: float = float("nan")
     observations: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     """Per image: (M, 3) rows ``u, v, point_index`` of the triangulated keypoints."""
-    reconstruction: object | None = field(default=None, repr=False, compare=False)
+    reconstruction: pycolmap.Reconstruction | None = field(default=None, repr=False, compare=False)
     """The pycolmap ``Reconstruction`` (for COLMAP's dense stereo)."""
 
     @property
@@ -177,7 +180,7 @@ def _map(image_dir: Path, db: Path, out: Path, cfg: SfmCfg, mapper: str):
     return pycolmap.incremental_mapping(db, image_dir, out, opts)
 
 
-def _best(recs: dict) -> object | None:
+def _best(recs: dict) -> pycolmap.Reconstruction | None:
     if not recs:
         return None
     return max(recs.values(), key=lambda r: (r.num_reg_images(), r.num_points3D()))

@@ -43,7 +43,10 @@ def views_of(sfm: SfmResult, world_from_sfm: np.ndarray, max_size: int = 0) -> d
         intr = sfm.intrinsics[n]
         size = (intr.width, intr.height)
         if 0 < max_size < max(size):
-            size = tuple(max(1, round(x * max_size / max(size))) for x in size)
+            size = (
+                max(1, round(size[0] * max_size / max(size))),
+                max(1, round(size[1] * max_size / max(size))),
+            )
         k = intr.K.copy()
         k[0] *= size[0] / intr.width
         k[1] *= size[1] / intr.height
@@ -99,10 +102,12 @@ def _sgbm(left: np.ndarray, right: np.ndarray, shift: int, ndisp: int, cfg: MvsC
     import cv2
 
     h, w = left.shape[:2]
-    right = cv2.warpAffine(right, np.float32([[1, 0, shift], [0, 1, 0]]), (w, h), flags=cv2.INTER_NEAREST)
+    right = cv2.warpAffine(
+        right, np.array([[1, 0, shift], [0, 1, 0]], dtype=np.float32), (w, h), flags=cv2.INTER_NEAREST
+    )
     pad = ((0, 0), (ndisp, 0)) + (((0, 0),) if left.ndim == 3 else ())
     bs = cfg.block_size
-    sgbm = cv2.StereoSGBM_create(
+    sgbm = cv2.StereoSGBM.create(
         minDisparity=0, numDisparities=ndisp, blockSize=bs, P1=8 * 3 * bs * bs, P2=32 * 3 * bs * bs,
         disp12MaxDiff=1, uniquenessRatio=cfg.uniqueness, speckleWindowSize=100, speckleRange=2,
         mode=cv2.STEREO_SGBM_MODE_SGBM_3WAY,
@@ -155,11 +160,11 @@ def depth_from_pair(
     import cv2
 
     r = vb.R @ va.R.T
-    t = vb.t - r @ va.t
+    t_ab = vb.t - r @ va.t
     # One rectified canvas for both views; a square one when their sizes differ (portrait beside landscape).
     w, h = va.size if va.size == vb.size else (max(*va.size, *vb.size),) * 2
     r1, r2, p1, p2, _, _, _ = cv2.stereoRectify(
-        va.K, va.dist, vb.K, vb.dist, (w, h), r, t.reshape(3, 1), flags=cv2.CALIB_ZERO_DISPARITY, alpha=-1
+        va.K, va.dist, vb.K, vb.dist, (w, h), r, t_ab.reshape(3, 1), flags=cv2.CALIB_ZERO_DISPARITY, alpha=-1
     )
     vertical = abs(p2[1, 3]) > abs(p2[0, 3])  # rectified along columns: SGBM runs on transposed images
     axis = 1 if vertical else 0

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import trimesh
 from scipy.spatial import cKDTree
+from trimesh.visual import ColorVisuals
 
 from real2sim.provenance import Provenance
 from real2sim.scene import Scene, SceneObject, Support
@@ -75,9 +76,7 @@ def paint(mesh: trimesh.Trimesh, points: np.ndarray, colors: np.ndarray | None) 
     _, idx = cKDTree(points).query(mesh.vertices, k=k)
     rgb = np.asarray(colors, dtype=np.float64)[np.asarray(idx).reshape(len(mesh.vertices), k)].mean(axis=1)
     c = np.clip(np.round(rgb * 255), 0, 255).astype(np.uint8)
-    mesh.visual = trimesh.visual.ColorVisuals(
-        mesh, vertex_colors=np.hstack([c, np.full((len(c), 1), 255, np.uint8)])
-    )
+    mesh.visual = ColorVisuals(mesh, vertex_colors=np.hstack([c, np.full((len(c), 1), 255, np.uint8)]))
     return mesh
 
 

@@ -95,7 +95,8 @@ def _prep(points: np.ndarray, voxel: float):
     pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points))
     pc = pc.voxel_down_sample(voxel)
     pc.estimate_normals(o3d.geometry.KDTreeSearchParamHybrid(radius=2.5 * voxel, max_nn=30))
-    feat = o3d.pipelines.registration.compute_fpfh_feature(
+    # open3d's generated stubs make ``indices`` required; it defaults to every point
+    feat = o3d.pipelines.registration.compute_fpfh_feature(  # pyright: ignore[reportCallIssue]
         pc, o3d.geometry.KDTreeSearchParamHybrid(radius=5 * voxel, max_nn=100)
     )
     return pc, feat

@@ -12,6 +12,8 @@ point is at z = 0 and its bounding-box centre at x = y = 0, and the support is t
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from scipy.spatial import cKDTree
 
@@ -170,7 +172,7 @@ def points_to_scene(
                     mesh=mesh_o,
                     world_from_object=world_from_object,
                     density=cfg.density,
-                    friction=tuple(cfg.friction),
+                    friction=cast("tuple[float, float, float]", tuple(cfg.friction)),
                     rgba=object_colour(colors),
                     source=f"{short_name(name)}#cluster{k + 1}",
                 )
@@ -263,7 +265,7 @@ def _object_only(
     w = kept + T[:3, 3]
     mpts, minv = voxel_downsample(w, cfg.mesh_voxel)
     use_origins = origins is not None
-    if use_origins:
+    if origins is not None:
         o_w = origins[keep] + T[:3, 3]
         # A sensor cannot sit inside the object it scanned: then the origins are not sensor positions.
         inside_box = np.all((o_w >= w.min(axis=0)) & (o_w <= w.max(axis=0)), axis=1)
@@ -280,7 +282,7 @@ def _object_only(
         mesh=mesh_w,
         world_from_object=np.eye(4),
         density=cfg.density,
-        friction=tuple(cfg.friction),
+        friction=cast("tuple[float, float, float]", tuple(cfg.friction)),
         rgba=object_colour(colors),
         source=f"{short_name(name)}#object",
     )

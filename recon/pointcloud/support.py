@@ -9,6 +9,7 @@ at the centre of the seen support.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from scipy import ndimage
@@ -110,7 +111,7 @@ def _largest_patch(xy: np.ndarray, cell: float) -> np.ndarray:
     grid = np.zeros(ij.max(axis=0) + 1, dtype=bool)
     grid[ij[:, 0], ij[:, 1]] = True
     grid = ndimage.binary_closing(grid, structure=np.ones((3, 3)), iterations=1) | grid
-    lab, n = ndimage.label(grid, structure=np.ones((3, 3)))
+    lab, n = cast("tuple[np.ndarray, int]", ndimage.label(grid, structure=np.ones((3, 3))))
     if n <= 1:
         return np.ones(len(xy), dtype=bool)
     sizes = np.bincount(lab[ij[:, 0], ij[:, 1]], minlength=n + 1)

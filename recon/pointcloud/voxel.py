@@ -140,7 +140,9 @@ def _downsampled(path: Path, units: Units, voxel: float, cloud: PointCloud | Non
     for start, pts, col in iter_point_chunks(path, units, CHUNK, colors=True, cloud=cloud):
         ok = _finite(pts)
         colored = colored and col is not None
-        part, inv = _Sums.of(grid.flat_keys(pts[ok]), pts[ok], col[ok] if colored else None, start + ok)
+        part, inv = _Sums.of(
+            grid.flat_keys(pts[ok]), pts[ok], col[ok] if colored and col is not None else None, start + ok
+        )
         rows[start + ok] = inv
         chunk_keys.append((start, part.keys))
         pending.append(part)
@@ -162,7 +164,9 @@ def _downsampled(path: Path, units: Units, voxel: float, cloud: PointCloud | Non
     return VoxelCloud(
         points=acc.sum[order] / cnt,
         colors=colors,
-        sensor_origin=None if cloud is None or np.ndim(cloud.sensor_origin) != 1 else cloud.sensor_origin,
+        sensor_origin=None
+        if cloud is None or cloud.sensor_origin is None or np.ndim(cloud.sensor_origin) != 1
+        else cloud.sensor_origin,
         source=str(path),
         grid=grid,
         rows=rows,

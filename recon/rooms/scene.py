@@ -11,6 +11,8 @@ axes.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import trimesh
 
@@ -210,7 +212,7 @@ def _inside_box(p: np.ndarray, pose: np.ndarray, ext: np.ndarray) -> np.ndarray:
     """Mask of the points ``p`` more than ``ROOM_VOXEL`` inside the box ``ext`` standing on ``pose``'s origin."""
     q = (p - pose[:3, 3]) @ pose[:3, :3]
     q[:, 2] -= ext[2] / 2
-    return (np.abs(q) < ext / 2 - ROOM_VOXEL).all(axis=1)
+    return np.all(np.abs(q) < ext / 2 - ROOM_VOXEL, axis=1)
 
 
 def _mask(n: int, sel: np.ndarray) -> np.ndarray:
@@ -226,7 +228,7 @@ def _static_object(
     box = trimesh.creation.box(extents=ext)
     box.apply_translation([0.0, 0.0, ext[2] / 2])
     return SceneObject(name=name, mesh=box, world_from_object=pose, role="static", density=cfg.density,
-                       friction=tuple(cfg.friction), source=f"{src}#{name}")  # fmt: skip
+                       friction=cast("tuple[float, float, float]", tuple(cfg.friction)), source=f"{src}#{name}")  # fmt: skip
 
 
 def _dynamic_object(
@@ -252,5 +254,5 @@ def _dynamic_object(
     paint(mesh_w, obj_pts, colors)
     mesh_o, pose = place_object(mesh_w, 0.0)
     return SceneObject(name=name, mesh=mesh_o, world_from_object=pose, density=cfg.density,
-                       friction=tuple(cfg.friction), rgba=object_colour(colors),
+                       friction=cast("tuple[float, float, float]", tuple(cfg.friction)), rgba=object_colour(colors),
                        source=f"{short_name(source)}#{name}")  # fmt: skip

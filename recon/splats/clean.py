@@ -4,9 +4,12 @@ into oriented surface samples (centre + the axis of least extent as the normal) 
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import trimesh
 from scipy.spatial import cKDTree
+from trimesh.visual import ColorVisuals
 
 from real2sim.errors import StageError
 from real2sim.recon.io.splat import GaussianSplat
@@ -100,6 +103,7 @@ def colour_mesh(mesh: trimesh.Trimesh, points: np.ndarray, colors: np.ndarray) -
     """Vertex colours from the nearest sample's RGB (0..1)."""
     _, i = cKDTree(points).query(mesh.vertices)
     rgba = np.concatenate([colors[i], np.ones((len(i), 1))], axis=1)
+    assert isinstance(mesh.visual, ColorVisuals)  # a mesh made from arrays: colour visuals
     mesh.visual.vertex_colors = np.round(rgba * 255).astype(np.uint8)
     return mesh
 
@@ -112,7 +116,7 @@ def drop_specks(mesh: trimesh.Trimesh, min_fraction: float = 0.01) -> trimesh.Tr
         return mesh
     vols = np.array([abs(float(p.volume)) for p in parts])
     keep = [p for p, v in zip(parts, vols, strict=True) if v >= min_fraction * vols.sum()]
-    out = trimesh.util.concatenate(keep)
+    out = cast(trimesh.Trimesh, trimesh.util.concatenate(keep))  # of meshes: a mesh
     if out.volume < 0:
         out.invert()
     return out

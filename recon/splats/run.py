@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from real2sim.recon.splats.config import SplatReconCfg
 from real2sim.recon.splats.solid import splat_solid_mesh
 from real2sim.scene import Scene, SceneObject, Support, save_scene
 
+if TYPE_CHECKING:
+    import trimesh
+
 log = logging.getLogger(__name__)
 
 
@@ -41,7 +45,7 @@ class SplatReconOutput:
     """Meshed as one solid object (``object_only``, or the scene route found no support or no object)."""
 
 
-def rest_pose(mesh, keep_within_deg: float = 15.0) -> np.ndarray:
+def rest_pose(mesh: trimesh.Trimesh, keep_within_deg: float = 15.0) -> np.ndarray:
     """Rigid 4x4 that sets a single object (no support in view, so gravity unknown) down in a stable resting pose
     on z = 0, centred in x/y: the input orientation when one of the mesh's stable poses keeps +z within
     ``keep_within_deg`` (the least rotation of those), else the most probable stable pose (``trimesh.poses``:

@@ -7,6 +7,7 @@ a thin, perforated shell (high genus, a fraction of the object's volume and so o
 from __future__ import annotations
 
 import itertools
+from typing import cast
 
 import numpy as np
 import trimesh
@@ -46,7 +47,7 @@ def fill_cavities(occ: np.ndarray) -> np.ndarray:
     """``occ`` with every free region that does not touch the grid's border filled."""
     from scipy import ndimage
 
-    lab, _ = ndimage.label(~occ)
+    lab, _ = cast("tuple[np.ndarray, int]", ndimage.label(~occ))
     faces = [lab[[0, -1]].ravel(), lab[:, [0, -1]].ravel(), lab[:, :, [0, -1]].ravel()]
     border = np.unique(np.concatenate(faces))
     return ~np.isin(lab, border[border > 0])
@@ -91,7 +92,7 @@ def splat_solid_mesh(
         occ = occ | (blocked_directions(occ) >= min_dirs)
     occ = fill_cavities(occ)
     occ = ndimage.distance_transform_edt(occ) > reach  # erosion: the dilation undone
-    lab, _ = ndimage.label(occ)
+    lab, _ = cast("tuple[np.ndarray, int]", ndimage.label(occ))
     sizes = np.bincount(lab.ravel())
     sizes[0] = 0
     occ = lab == int(np.argmax(sizes))
