@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from real2sim.calibration.columns import Table, missing_extra, read_parquet, spl
 from real2sim.errors import InputError
 
 if TYPE_CHECKING:
-    pass
+    from rosbags.typesys.stores.ros2_humble import sensor_msgs__msg__JointState as JointState
 
 
 def read_table(path: str | Path) -> Table:
@@ -129,7 +129,7 @@ def _read_rosbag(path: Path) -> Table:
         if not conns:
             raise InputError(path, "no sensor_msgs/JointState topic in the bag")
         for conn, t_bag, raw in reader.messages(connections=conns):
-            msg = reader.deserialize(raw, conn.msgtype)
+            msg = cast("JointState", reader.deserialize(raw, conn.msgtype))  # the topic's type, checked above
             stamp = int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)  # exact
             vals = rows.setdefault(stamp if stamp > 0 else int(t_bag), {})  # unset header stamp: bag time
             for i, n in enumerate(msg.name):

@@ -82,7 +82,7 @@ def native_output_captured(show: bool = False) -> Iterator[None]:
             io.FileIO(fd, "w", closefd=False),
             encoding=s.encoding,
             errors=s.errors,
-            line_buffering=s.line_buffering,
+            line_buffering=bool(getattr(s, "line_buffering", False)),
         )
         for fd, s in zip(saved, old, strict=True)
     ]
