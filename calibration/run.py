@@ -11,6 +11,7 @@ import numpy as np
 from real2sim.calibration.config import CalibrateCfg
 from real2sim.calibration.outputs import CalibrationReport, LogPlot
 from real2sim.errors import InputError
+from real2sim.outguard import check_output
 from real2sim.params import ParamSpec
 from real2sim.results import CalibrationResult, LogError
 from real2sim.trajectory import Trajectory
@@ -315,6 +316,9 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     """``calibrate``, then write its outputs to ``cfg.out_dir`` when one is set."""
     from real2sim.calibration.outputs import write_outputs
 
+    inputs = (cfg.model, cfg.map, cfg.package, *cfg.logs, *cfg.holdout, *cfg.log_models)
+    if cfg.out_dir is not None:
+        check_output(cfg.out_dir, inputs, overwrite=cfg.overwrite)
     if cfg.package is not None:
         from real2sim.calibration.package import package_files
 
@@ -323,7 +327,7 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     if cfg.package is not None:
         report = _write_package(report, Path(cfg.package))
     if cfg.out_dir is not None:
-        write_outputs(report, cfg.out_dir, plots=cfg.report)
+        write_outputs(report, cfg.out_dir, plots=cfg.report, overwrite=cfg.overwrite, inputs=inputs)
     return report.result
 
 

@@ -17,6 +17,11 @@ class InputError(Real2SimError):
         self.problem = problem
         super().__init__(f"{path}: {problem}")
 
+    def __reduce__(
+        self,
+    ) -> tuple[type, tuple[str, str]]:  # raised in a worker process, re-raised in the CLI's
+        return (type(self), (self.path, self.problem))
+
 
 class ConfigError(Real2SimError):
     """An option or configuration value is invalid."""
@@ -28,3 +33,7 @@ class StageError(Real2SimError):
 
 class NotBuiltError(Real2SimError):
     """A command or route that this version does not provide yet (CLI exit code 2)."""
+
+
+class Terminated(KeyboardInterrupt):  # noqa: N818 - a signal, as KeyboardInterrupt
+    """SIGTERM arrived: the run stops like on Ctrl-C (partial output removed), and the CLI exits 143."""

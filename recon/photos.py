@@ -17,6 +17,7 @@ import numpy as np
 
 from real2sim.atomic import output_dir, write_json
 from real2sim.errors import ConfigError, NotBuiltError
+from real2sim.outguard import check_output
 from real2sim.provenance import Provenance
 from real2sim.recon.marker import (
     ScaleEstimate,
@@ -39,6 +40,8 @@ class PhotosReconCfg:
     """Folder of overlapping photos (jpg/png/tif) of the scene."""
     out_dir: Path | None = None
     """Scene folder to write; ``None``: return the result only."""
+    overwrite: bool = False
+    """Replace the output folder even when it holds files real2sim did not write (never an input, ~ or /)."""
     sfm: SfmCfg = field(default_factory=SfmCfg)
     """Structure-from-motion options (camera model, known intrinsics, matching, mapper)."""
     marker_size: float | None = None
@@ -161,6 +164,9 @@ def metric_scale(
 def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
     """SfM → scale → (points → scene). Writes ``cfg.out_dir`` atomically when given."""
     cfg.validate()
+    inputs = (cfg.image_dir, cfg.known_distance)
+    if cfg.out_dir is not None:
+        check_output(cfg.out_dir, inputs, overwrite=cfg.overwrite)
     # read the known-distance file before the minutes of SfM, so a bad file fails at once
     known = (
         load_known_distance(cfg.known_distance)
@@ -197,7 +203,7 @@ def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
             "camera_model": cfg.sfm.camera_model, "intrinsics": cfg.sfm.intrinsics})  # fmt: skip
         scene = replace(out.scene, provenance=prov, world_from_input={"sfm": world_from_sfm})
     if cfg.out_dir is not None:
-        with output_dir(cfg.out_dir) as tmp:
+        with output_dir(cfg.out_dir, overwrite=cfg.overwrite, inputs=inputs) as tmp:
             write_json(tmp / "cameras.json", cameras_json(sfm, world_from_sfm))
             write_json(tmp / "sfm_report.json", _report(sfm, est, dense))
             if scene is not None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.errors import ConfigError, StageError
+from real2sim.outguard import check_output
 from real2sim.provenance import Provenance
 from real2sim.recon.io.splat import GaussianSplat, read_splat
 from real2sim.recon.splat import (
@@ -37,6 +38,8 @@ class SplatReconCfg:
     """The splat PLY (INRIA 3DGS, nerfstudio ns-export or SuperSplat uncompressed layout)."""
     out_dir: Path | None = None
     """Scene folder to write; ``None``: return the scene only."""
+    overwrite: bool = False
+    """Replace the output folder even when it holds files real2sim did not write (never an input, ~ or /)."""
     scale: float | None = None
     """Metres per splat unit (splats have no inherent scale); ``None``: 1 (the splat is taken to be metric)."""
     object_only: bool = False
@@ -172,6 +175,8 @@ def _segmented_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutp
 def run_recon_splat(cfg: SplatReconCfg) -> SplatReconOutput:
     """Read the splat, build the scene and (with ``out_dir``) write the scene folder atomically."""
     cfg.validate()
+    if cfg.out_dir is not None:
+        check_output(cfg.out_dir, [cfg.input], overwrite=cfg.overwrite)
     splat = read_splat(cfg.input)
     out = splat_to_scene(splat, cfg)
     opts = {
@@ -188,5 +193,5 @@ def run_recon_splat(cfg: SplatReconCfg) -> SplatReconOutput:
              "mesh solid object" if out.solid else "segment + mesh")  # fmt: skip
     scene = replace(out.scene, provenance=Provenance.for_inputs([cfg.input], steps, opts))
     if cfg.out_dir is not None:
-        save_scene(scene, cfg.out_dir)
+        save_scene(scene, cfg.out_dir, overwrite=cfg.overwrite, inputs=[cfg.input])
     return replace(out, scene=scene)

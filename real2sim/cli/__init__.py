@@ -8,7 +8,7 @@ import traceback
 import click
 
 from real2sim import __version__
-from real2sim.errors import NotBuiltError, Real2SimError
+from real2sim.errors import NotBuiltError, Real2SimError, Terminated
 from real2sim.progress import configure, console
 
 
@@ -25,9 +25,11 @@ class _Main(click.Group):
                 raise
             click.echo(f"error: {exc}", err=True)
             ctx.exit(2 if isinstance(exc, NotBuiltError) else 1)
-        except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
-            ctx.exit(130)
+        except KeyboardInterrupt as exc:
+            from real2sim.stopping import report
+
+            report("terminated" if isinstance(exc, Terminated) else "interrupted")
+            ctx.exit(143 if isinstance(exc, Terminated) else 130)
         except Exception as exc:
             if ctx.params.get("debug"):
                 raise
@@ -64,6 +66,9 @@ _register()
 
 
 def main() -> None:
+    from real2sim.stopping import install_stop_handlers
+
+    install_stop_handlers()
     try:
         cli.main(prog_name="real2sim")
     except SystemExit as exc:

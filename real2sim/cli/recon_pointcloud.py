@@ -16,6 +16,7 @@ from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
 @options(
     PointCloudReconCfg,
     "out_dir",
+    "overwrite",
     "units",
     "poses",
     "sensor_origin",
@@ -30,6 +31,7 @@ from real2sim.recon.pointcloud_cfg import PointCloudReconCfg
     "symmetry_completion",
     "seed",
     out_dir=Opt(("-o", "--out"), required=True),
+    overwrite=Opt(("--overwrite",)),
     sensor_origin=Opt(metavar="X,Y,Z"),
     symmetry_completion=Opt(("--symmetry/--no-symmetry",)),
 )

@@ -13,7 +13,15 @@ from real2sim.recon.splat_recon import SplatReconCfg
 
 @click.command("splat")
 @click.argument("splat_file", type=click.Path(path_type=Path))
-@options(SplatReconCfg, "out_dir", "scale", "object_only", out_dir=Opt(("-o", "--out"), required=True))
+@options(
+    SplatReconCfg,
+    "out_dir",
+    "overwrite",
+    "scale",
+    "object_only",
+    out_dir=Opt(("-o", "--out"), required=True),
+    overwrite=Opt(("--overwrite",)),
+)
 def command(splat_file: Path, **params: Any) -> None:
     """Reconstruct a scene from a 3DGS splat PLY (INRIA, nerfstudio or SuperSplat layout)."""
     from real2sim.cli import echo_summary

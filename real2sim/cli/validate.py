@@ -30,6 +30,7 @@ def command(ctx: click.Context, pkg_dir: Path, as_json: bool, **params: Any) -> 
                     {
                         "name": c.name,
                         "passed": c.passed,
+                        "skipped": c.skipped,
                         "detail": c.detail,
                         "value": c.value,
                         "limit": c.limit,
@@ -47,9 +48,14 @@ def command(ctx: click.Context, pkg_dir: Path, as_json: bool, **params: Any) -> 
         for col in ("check", "result", "detail"):
             t.add_column(col)
         for c in checks:
-            t.add_row(c.name, "[green]pass[/]" if c.passed else "[red]FAIL[/]", c.detail)
+            t.add_row(
+                c.name, {"pass": "[green]pass[/]", "FAIL": "[red]FAIL[/]"}.get(c.result, c.result), c.detail
+            )
         Console(width=140).print(t)
-    failed = sum(not c.passed for c in checks)
+    failed = sum(c.failed for c in checks)
+    skipped = sum(c.skipped for c in checks)
+    if skipped and not as_json:
+        click.echo(f"{skipped} of {len(checks)} checks skipped", err=True)
     if failed:
         if not as_json:
             click.echo(f"{failed} of {len(checks)} checks failed", err=True)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from real2sim.matching import match_pairs
+from real2sim.outguard import check_output
 from real2sim.pipeline.process import ProcessCfg, ProcessResult, run_process
 from real2sim.pipeline.summary import CalibrationSummary, ObjectSummary, PackageSummary, SceneSummary
 
@@ -19,6 +20,8 @@ from real2sim.pipeline.summary import CalibrationSummary, ObjectSummary, Package
 class DemoCfg:
     out_dir: Path = Path("demo_out")
     """Where the scene, package and calibration go."""
+    overwrite: bool = False
+    """Replace the output folder even when it holds files real2sim did not write (never an input, ~ or /)."""
     sample_dir: Path | None = None
     """The sample session; None = ``./sample_data``, else the checkout's, else generated into the user cache."""
     workers: int = 0
@@ -52,10 +55,17 @@ class DemoResult:
 
 
 def run_demo(cfg: DemoCfg) -> DemoResult:
+    check_output(cfg.out_dir, [cfg.sample_dir], overwrite=cfg.overwrite)  # before a sample is generated
     sample = find_sample_data(cfg.sample_dir)
     t0 = time.perf_counter()
     res = run_process(
-        ProcessCfg(session_dir=sample, out_dir=cfg.out_dir, workers=cfg.workers, force=cfg.force)
+        ProcessCfg(
+            session_dir=sample,
+            out_dir=cfg.out_dir,
+            workers=cfg.workers,
+            force=cfg.force,
+            overwrite=cfg.overwrite,
+        )
     )
     truth = (
         json.loads((sample / "ground_truth.json").read_text())
@@ -86,8 +96,9 @@ def render_summary(res: DemoResult) -> list[Any]:
     pkg = p.summary("export", PackageSummary)
     if pkg is not None:
         out.append(
-            f"Package {p.stage('export').output}: {pkg.passed}/{len(pkg.checks)} checks passed "
-            f"({pkg.mjcf}, {pkg.scene_xml}, {pkg.urdf})"
+            f"Package {p.stage('export').output}: {pkg.passed}/{len(pkg.checks)} checks passed"
+            + (f", {pkg.skipped} skipped " if pkg.skipped else " ")
+            + f"({pkg.mjcf}, {pkg.scene_xml}, {pkg.urdf})"
         )
     cal = p.summary("calibrate", CalibrationSummary)
     if cal is not None:
