@@ -31,6 +31,7 @@ from real2sim.recon.segment_candidates import object_candidates
 from real2sim.recon.support import SupportFit, fit_support, inside_polygon, voxel_downsample, voxel_mean
 from real2sim.recon.viewpoint import settle_frame
 from real2sim.scene import Scene, SceneObject, Support
+from real2sim.transforms import apply_transform
 
 
 @dataclass(frozen=True, eq=False)
@@ -172,9 +173,10 @@ def points_to_scene(
     # origins that cannot be the sensors' are dropped; then the occlusion side, not a made-up origin, says up
     fit, origins = settle_frame(pts, origins, fit_up(up), cfg, name, fit_up if up is None else None)
     clock("support")
-    T = fit.world_from_input
-    w = pts @ T[:3, :3].T + T[:3, 3]
-    w_orig = None if origins is None else origins @ T[:3, :3].T + T[:3, 3]
+    # the fit's last bits depend on the CPU's BLAS/LAPACK kernel: rounded, the scene frame is the same everywhere
+    T = np.round(fit.world_from_input, 12) + 0.0
+    w = apply_transform(T, pts)
+    w_orig = None if origins is None else apply_transform(T, origins)
     inside = inside_polygon(w[:, :2], fit.hull, cfg.crop_margin)
     z = w[:, 2]
     support_mask = inside & (np.abs(z) < cfg.plane_distance)
