@@ -175,12 +175,13 @@ def points_to_scene(
     clock("support")
     # the fit's last bits depend on the CPU's BLAS/LAPACK kernel: rounded, the scene frame is the same everywhere
     T = np.round(fit.world_from_input, 12) + 0.0
+    hull = np.round(fit.hull, 9) + 0.0  # [m]; which points fall inside decides the voxel grid's anchor
     w = apply_transform(T, pts)
     w_orig = None if origins is None else apply_transform(T, origins)
-    inside = inside_polygon(w[:, :2], fit.hull, cfg.crop_margin)
+    inside = inside_polygon(w[:, :2], hull, cfg.crop_margin)
     z = w[:, 2]
     support_mask = inside & (np.abs(z) < cfg.plane_distance)
-    cand = object_candidates(w, fit.hull, inside, cfg)
+    cand = object_candidates(w, hull, inside, cfg)
 
     objects: list[SceneObject] = []
     lab_valid = np.full(len(pts), -1, dtype=np.int32)
@@ -240,7 +241,7 @@ def points_to_scene(
     if not objects:
         warn_no_objects(name, no_objects_reason(w, inside, ds[kidx] if len(cand) else w[:0], cfg))
     labels[vidx] = lab_valid
-    return plane_scene(objects, fit.hull.min(axis=0), fit.hull.max(axis=0), name, T, labels)
+    return plane_scene(objects, hull.min(axis=0), hull.max(axis=0), name, T, labels)
 
 
 def plane_scene(
