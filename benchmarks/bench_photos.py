@@ -168,7 +168,7 @@ def bench_mouse(work: Path, overlays: Path | None = None) -> list[dict]:
     export_scene(
         load_scene(work / "scene"), work / "pkg", ExportCfg(scene_dir=work / "scene", out_dir=work / "pkg")
     )
-    failed = [c.name for c in validate_package(work / "pkg") if not c.passed]
+    failed = [c.name for c in validate_package(work / "pkg") if c.failed]
     rows.append({"dataset": "mouse_table", "method": "real2sim (defaults, dense cpu)", "images": n,
                  "registered": len(res.sfm.registered), "total_s": total, "stages_s": dict(res.sfm.timings),
                  **_accuracy(res.sfm.cam_from_world, ref), "objects": ev["objects"], "silhouette": sil,

@@ -31,6 +31,8 @@ class CalibrateCfg:
     """Parameter names to fit, e.g. joint:*.damping, delay:*; wildcards allowed."""
     out_dir: Path | None = None
     """Output folder (result.json, calibrated model, report); None: nothing written."""
+    overwrite: bool = False
+    """Replace the output folder even when it holds files real2sim did not write (never an input, ~ or /)."""
     holdout: tuple[Path, ...] = ()
     """Held-out logs, evaluated but never fitted."""
     specs: tuple[ParamSpec, ...] = ()

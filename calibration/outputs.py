@@ -3,6 +3,7 @@ randomization.yaml, the calibrated model with its diff, changes.csv and the PNG/
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,8 +45,15 @@ class CalibrationReport:
     plots: tuple[LogPlot, ...] = ()
 
 
-def write_outputs(report: CalibrationReport, out_dir: Path, plots: bool = True) -> None:
-    """Write the report into ``out_dir`` atomically; ``plots``: also the PNGs and report.html."""
+def write_outputs(
+    report: CalibrationReport,
+    out_dir: Path,
+    plots: bool = True,
+    *,
+    overwrite: bool = False,
+    inputs: Iterable[str | Path | None] = (),
+) -> None:
+    """Write the report into ``out_dir`` atomically (``atomic.output_dir``); ``plots``: also the PNGs and report.html."""
     import yaml
 
     from real2sim.calibration.report import plot_log, write_html
@@ -54,7 +62,7 @@ def write_outputs(report: CalibrationReport, out_dir: Path, plots: bool = True) 
     res = report.result
     params = list(report.params)
     model_path = report.model_path
-    with output_dir(out_dir) as out:
+    with output_dir(out_dir, overwrite=overwrite, inputs=inputs) as out:
         write_text(out / "result.json", dumps_json(res.to_json()))
         write_text(
             out / "randomization.yaml",

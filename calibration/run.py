@@ -12,6 +12,7 @@ import numpy as np
 from real2sim.calibration.config import CalibrateCfg
 from real2sim.calibration.outputs import CalibrationReport, LogPlot
 from real2sim.errors import ConfigError, InputError
+from real2sim.outguard import check_output
 from real2sim.params import ParamSpec
 from real2sim.results import CalibrationResult, LogError, Split
 from real2sim.trajectory import Trajectory
@@ -323,6 +324,9 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     from real2sim.calibration.outputs import write_outputs
 
     cfg.validate()
+    inputs = (cfg.model, cfg.map, cfg.package, *cfg.logs, *cfg.holdout, *cfg.log_models)
+    if cfg.out_dir is not None:
+        check_output(cfg.out_dir, inputs, overwrite=cfg.overwrite)
     lmap = load_map(cfg.map)
     if lmap.bodies:
         from real2sim.calibration.contact.outputs import run_and_write
@@ -336,7 +340,7 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     if cfg.package is not None:
         report = _write_package(report, Path(cfg.package))
     if cfg.out_dir is not None:
-        write_outputs(report, cfg.out_dir, plots=cfg.report)
+        write_outputs(report, cfg.out_dir, plots=cfg.report, overwrite=cfg.overwrite, inputs=inputs)
     return report.result
 
 

@@ -85,6 +85,8 @@ class ExportCfg:
     """Scene folder (``scene.json`` + ``meshes/``) read by ``run_export``."""
     out_dir: Path | None = None
     """Package folder to write (replaced atomically)."""
+    overwrite: bool = False
+    """Replace the output folder even when it holds files real2sim did not write (never an input, ~ or /)."""
     name: str = ""
     """Model name (file stem of ``<name>.xml`` / ``<name>.urdf``); empty = the scene folder's name."""
     formats: tuple[Format, ...] = FORMATS

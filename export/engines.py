@@ -27,9 +27,7 @@ CLIENTS = {"usd": "pxr", "pybullet": "pybullet", "webots": "urdf2webots", "newto
 def skipped(engine: str) -> Check:
     """The one line that says an engine's check did not run."""
     return Check(
-        f"{engine} (skipped)",
-        True,
-        f"{CLIENTS[engine]} is not installed: pip install 'real2sim[engines]'",
+        engine, False, f"{CLIENTS[engine]} is not installed: pip install 'real2sim[engines]'", skipped=True
     )
 
 

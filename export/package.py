@@ -25,6 +25,7 @@ from real2sim.export.settle import drop_onto_support, presettle
 from real2sim.export.usd import without_usd_if_missing
 from real2sim.export.visual import write_visual
 from real2sim.meshio import mesh_to_ply_bytes
+from real2sim.outguard import check_output
 from real2sim.progress import step
 from real2sim.provenance import sha256_bytes, tool_versions
 from real2sim.results import SimPackage
@@ -122,6 +123,8 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
     cfg.validate()
     cfg = without_usd_if_missing(cfg)  # the default formats include usd; usd-core is an extra
     out_dir = Path(out_dir)
+    inputs = [cfg.scene_dir]
+    check_output(out_dir, inputs, overwrite=cfg.overwrite)
     if not scene.objects:
         raise StageError("the scene has no objects to export")
     name = sanitize_name(cfg.name or out_dir.name or "scene")
@@ -160,7 +163,7 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
     vcfg = replace(
         cfg.validate_cfg, max_hulls=cfg.max_hulls, max_hull_vertices=cfg.max_hull_vertices, strict=cfg.strict
     )
-    with output_dir(out_dir) as tmp:
+    with output_dir(out_dir, overwrite=cfg.overwrite, inputs=inputs) as tmp:
         with _timed("write assets"):
             _write_assets(tmp, placed)
             write_text(tmp / MANIFEST_FILE, manifest.to_json())
@@ -187,7 +190,7 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
         for c in checks:
             if c.detail.endswith(SURFACE_WARNING):
                 log.warning("%s: %s", c.name, c.detail)
-        failed = [c for c in checks if not c.passed]
+        failed = [c for c in checks if c.failed]
         if failed:
             raise StageError(
                 f"package for {out_dir} failed {len(failed)} check(s), nothing written: "
@@ -208,6 +211,7 @@ def run_export(cfg: ExportCfg) -> SimPackage:
     if cfg.scene_dir is None or cfg.out_dir is None:
         raise ConfigError("export needs a scene folder and an output folder (-o)")
     cfg.validate()
+    check_output(cfg.out_dir, [cfg.scene_dir], overwrite=cfg.overwrite)
     scene = load_scene(cfg.scene_dir)
     name = cfg.name or sanitize_name(Path(cfg.scene_dir).resolve().name)
     return export_scene(scene, cfg.out_dir, replace(cfg, name=name))

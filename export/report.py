@@ -28,6 +28,10 @@ STEPS = (
 )
 
 
+CSS_CLASS = {"pass": "ok", "FAIL": "bad", "skipped": "skip"}
+"""The report table row's class for each check result."""
+
+
 def readme_md(info: PackageManifest, checks: tuple[Check, ...]) -> str:
     name = info.name
     lines = [
@@ -76,7 +80,7 @@ def readme_md(info: PackageManifest, checks: tuple[Check, ...]) -> str:
     lines += ["", "## Tool versions", "", "| tool | version |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in info.tools.items()]
     lines += ["", "## Checks", "", "| check | result | detail |", "|---|---|---|"]
-    lines += [f"| {c.name} | {'pass' if c.passed else 'FAIL'} | {c.detail} |" for c in checks]
+    lines += [f"| {c.name} | {c.result} | {c.detail} |" for c in checks]
     return "\n".join(lines) + "\n"
 
 
@@ -140,7 +144,7 @@ def report_html(info: PackageManifest, checks: tuple[Check, ...], renders: list[
     e = html.escape
     name = info.name
     rows = "".join(
-        f"<tr class='{'ok' if c.passed else 'bad'}'><td>{e(c.name)}</td><td>{'pass' if c.passed else 'FAIL'}</td>"
+        f"<tr class='{CSS_CLASS[c.result]}'><td>{e(c.name)}</td><td>{c.result}</td>"
         f"<td>{e(c.detail)}</td></tr>"
         for c in checks
     )
@@ -162,7 +166,8 @@ def report_html(info: PackageManifest, checks: tuple[Check, ...], renders: list[
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>"
         + e(name)
         + " export report</title><style>body{font-family:sans-serif}td{padding:2px 8px}"
-        + ".ok td:nth-child(2){color:green}.bad td:nth-child(2){color:red}</style></head><body>\n"
+        + ".ok td:nth-child(2){color:green}.bad td:nth-child(2){color:red}.skip td:nth-child(2){color:gray}"
+        + "</style></head><body>\n"
         + f"<h1>{e(name)}</h1>\n<h2>Checks</h2><table>{rows}</table>\n<h2>Objects</h2><table>"
         + "<tr><th>body</th><th>source</th><th>role</th><th>mass [kg]</th><th>collision</th></tr>"
         + f"{objs}</table>\n<h2>Physical properties</h2><table>{phys_head}{phys}</table><ul>{legend}</ul>\n"

@@ -38,3 +38,7 @@ class StageError(Real2SimError):
 
 class NotBuiltError(Real2SimError):
     """A command or route that this version does not provide yet (CLI exit code 2)."""
+
+
+class Terminated(KeyboardInterrupt):  # noqa: N818 - a signal, as KeyboardInterrupt
+    """SIGTERM arrived: the run stops like on Ctrl-C (partial output removed), and the CLI exits 143."""

@@ -14,13 +14,17 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from real2sim.errors import ConfigError
+from real2sim.errors import ConfigError, StageError
 from real2sim.progress import progress
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -56,23 +60,101 @@ def run_map(
     if workers <= 1:
         with progress(label or "working", total=len(items)) as advance:
             return _run_here(fn, items, advance)
+    return _run_pool(fn, items, workers, label)
+
+
+def _run_pool(fn: Callable[[Any], Any], items: list[Any], workers: int, label: str) -> list[Any]:
+    """``run_map`` on ``workers`` spawned processes. On any error or signal the workers are killed at once (none
+    outlives the run, and one killed parent takes its workers along: ``_worker_init``)."""
     import multiprocessing as mp  # here, not at import: the CLI reads ExecutorCfg and stays instant
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     ctx = mp.get_context("spawn")  # open3d / MuJoCo state is not fork-safe
     threads = worker_threads(workers, len(_cores()))
-    with ProcessPoolExecutor(
-        workers, mp_context=ctx, initializer=budget_threads, initargs=(threads,)
-    ) as pool:
-        # workers start in submit and load NumPy's BLAS before the initializer runs: the budget goes in their env
-        with _spawn_env(threads):
+    pool = ProcessPoolExecutor(
+        workers, mp_context=ctx, initializer=_worker_init, initargs=(threads, os.getpid())
+    )
+    try:
+        # workers start in submit and load NumPy's BLAS before the initializer runs: the budget goes in their env;
+        # Ctrl-C reaches the whole process group: the workers start with SIGINT blocked and then ignore it
+        with _spawn_env(threads), _blocked(signal.SIGINT):
             futures = [pool.submit(fn, x) for x in items]
         out = []
         with progress(label or "working", total=len(items)) as advance:
             for f in futures:
                 out.append(f.result())
                 advance()
-        return out
+    except BrokenProcessPool:
+        _stop(pool)
+        raise StageError(
+            f"{label or 'working'}: a worker process died (out of memory or killed); "
+            "rerun with --workers 1 to run in this process"
+        ) from None
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+    return out
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's workers now (running items are abandoned) and wait until they are gone."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.join(10)
+
+
+@contextlib.contextmanager
+def _blocked(sig: signal.Signals) -> Iterator[None]:
+    """``sig`` held back in this thread (and in processes started meanwhile, which inherit the mask)."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {sig})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal this process gets when its parent dies."""
+
+
+def _worker_init(threads: int, parent: int) -> None:
+    """Pool worker start: ignore Ctrl-C (the parent stops the run), die with the parent, budget the threads."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    die_with_parent(parent)
+    budget_threads(threads)
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process when process ``parent`` ends, even by ``kill -9`` (Linux: ``PR_SET_PDEATHSIG``; elsewhere
+    a thread watching the parent id)."""
+    armed = False
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            armed = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL)) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:  # it died before the signal was armed
+        os._exit(1)
+    if not armed:
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
 def _run_here(fn: Callable[[Any], Any], items: list[Any], advance: Callable[[], None]) -> list[Any]:

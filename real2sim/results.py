@@ -99,6 +99,17 @@ class Check:
     detail: str = ""
     value: float | None = None
     limit: float | None = None
+    skipped: bool = False
+    """The check did not run (e.g. its engine is not installed): neither passed nor failed, counted apart."""
+
+    @property
+    def failed(self) -> bool:
+        return not self.passed and not self.skipped
+
+    @property
+    def result(self) -> str:
+        """``pass``, ``FAIL`` or ``skipped``."""
+        return "skipped" if self.skipped else "pass" if self.passed else "FAIL"
 
 
 @dataclass(frozen=True)
@@ -114,4 +125,4 @@ class SimPackage:
 
     @property
     def ok(self) -> bool:
-        return all(c.passed for c in self.checks)
+        return not any(c.failed for c in self.checks)

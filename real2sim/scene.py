@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -234,9 +235,11 @@ def write_scene_into(scene: Scene, folder: Path) -> None:
     write_text(folder / "scene.json", dumps_json(scene_to_json(scene, mesh_paths)))
 
 
-def save_scene(scene: Scene, scene_dir: str | Path) -> Path:
-    """Write the scene folder atomically: it appears complete, or the old one stays."""
-    with output_dir(scene_dir) as tmp:
+def save_scene(
+    scene: Scene, scene_dir: str | Path, *, overwrite: bool = False, inputs: Iterable[str | Path] = ()
+) -> Path:
+    """Write the scene folder atomically: it appears complete, or the old one stays (``atomic.output_dir``)."""
+    with output_dir(scene_dir, overwrite=overwrite, inputs=inputs) as tmp:
         write_scene_into(scene, tmp)
     return Path(scene_dir)
 

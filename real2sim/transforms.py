@@ -33,3 +33,18 @@ def pose_matrix(pos: np.ndarray, q_wxyz: np.ndarray) -> np.ndarray:
     t[:3, :3] = quat_to_matrix(q_wxyz)
     t[:3, 3] = np.asarray(pos, float)
     return t
+
+
+def apply_transform(t: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``points`` (N, 3) moved by the 4x4 transform ``t``, rounded the same on every CPU.
+
+    ``points @ R.T`` goes to BLAS, whose kernel (chosen per CPU) sums the three products in its own order, with or
+    without fused multiply-adds: the last bit of every point then depends on the machine. Here each coordinate is
+    ``((x r0 + y r1) + z r2) + t``, each operation rounded once.
+    """
+    p = np.asarray(points, dtype=np.float64)
+    r, d = np.asarray(t, dtype=np.float64)[:3, :3], np.asarray(t, dtype=np.float64)[:3, 3]
+    out = np.empty_like(p)
+    for i in range(3):
+        out[:, i] = p[:, 0] * r[i, 0] + p[:, 1] * r[i, 1] + p[:, 2] * r[i, 2] + d[i]
+    return out

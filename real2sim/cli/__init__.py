@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from real2sim import __version__
-from real2sim.errors import ConfigError, NotBuiltError, OptionError, Real2SimError
+from real2sim.errors import ConfigError, NotBuiltError, OptionError, Real2SimError, Terminated
 from real2sim.progress import configure
 
 
@@ -79,9 +79,11 @@ class _Main(click.Group):
             where = exc.filename if exc.filename is not None else _out_arg(args)
             click.echo(f"error: {where}: cannot write ({exc.strerror or exc})", err=True)
             ctx.exit(1)
-        except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
-            ctx.exit(130)
+        except KeyboardInterrupt as exc:
+            from real2sim.stopping import report
+
+            report("terminated" if isinstance(exc, Terminated) else "interrupted")
+            ctx.exit(143 if isinstance(exc, Terminated) else 130)
         except Exception as exc:
             if ctx.params.get("debug"):
                 raise
@@ -174,4 +176,7 @@ _register()
 
 
 def main() -> None:
+    from real2sim.stopping import install_stop_handlers
+
+    install_stop_handlers()
     cli.main(prog_name="real2sim")

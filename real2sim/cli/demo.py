@@ -15,9 +15,11 @@ from real2sim.pipeline.config import DemoCfg
 @options(
     DemoCfg,
     "out_dir",
+    "overwrite",
     "sample_dir",
     "workers",
     out_dir=Opt(("-o", "--out", "--output")),
+    overwrite=Opt(("--overwrite",)),
     sample_dir=Opt(("--sample",), type=click.Path(exists=True, file_okay=False, path_type=Path)),
 )
 def command(**params: Any) -> None:

@@ -17,6 +17,7 @@ from real2sim.export.config import ExportCfg
 @options(
     ExportCfg,
     "out_dir",
+    "overwrite",
     "formats",
     "max_hulls",
     "max_hull_vertices",
@@ -32,6 +33,7 @@ from real2sim.export.config import ExportCfg
     "name",
     "cache",
     out_dir=Opt(("-o", "--out"), required=True),
+    overwrite=Opt(("--overwrite",)),
     formats=Opt(("--format",)),
     cache=Opt(("--cache/--no-cache",)),
     mass=Opt(multiple=True, metavar="NAME=KG"),
@@ -49,4 +51,8 @@ def command(**params: Any) -> None:
     files = [pkg.scene_xml.name, pkg.mjcf.name, *([pkg.urdf.name] if pkg.urdf else [])]
     files += [f.name for f in (pkg.path / f"{pkg.name}.usd",) if f.is_file()]
     files += ["urdf/"] if (pkg.path / "urdf").is_dir() else []
-    echo_summary(f"wrote {pkg.path} ({', '.join(files)}): {len(pkg.checks)} checks passed")
+    passed, skipped = sum(c.passed for c in pkg.checks), sum(c.skipped for c in pkg.checks)
+    echo_summary(
+        f"wrote {pkg.path} ({', '.join(files)}): {passed} checks passed"
+        + (f", {skipped} skipped" if skipped else "")
+    )

@@ -18,9 +18,11 @@ from real2sim.pipeline.config import ProcessCfg
 @options(
     ProcessCfg,
     "out_dir",
+    "overwrite",
     "stages",
     "workers",
     out_dir=Opt(("-o", "--out", "--output"), required=True),
+    overwrite=Opt(("--overwrite",)),
 )
 @options(ExecutorCfg, "ray", ray=Opt(metavar="ADDRESS"))
 @options(ProcessCfg, "force", "calibration_package", calibration_package=Opt(("--package/--no-package",)))

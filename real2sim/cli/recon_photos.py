@@ -17,6 +17,7 @@ from real2sim.recon.photos.config import PhotosReconCfg, SfmCfg
 @options(
     PhotosReconCfg,
     "out_dir",
+    "overwrite",
     "marker_size",
     "marker_dictionary",
     "marker_id",
@@ -24,6 +25,7 @@ from real2sim.recon.photos.config import PhotosReconCfg, SfmCfg
     "known_distance",
     "assumed_distance",
     out_dir=Opt(("-o", "--out"), required=True),
+    overwrite=Opt(("--overwrite",)),
     marker_dictionary=Opt(("--marker-dict",)),
 )
 @click.option(

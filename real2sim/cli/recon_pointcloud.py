@@ -19,6 +19,7 @@ NOT_A_SCAN = "is a directory, not a point-cloud file (give the scan files inside
 @options(
     PointCloudReconCfg,
     "out_dir",
+    "overwrite",
     "units",
     "poses",
     "sensor_origin",
@@ -33,6 +34,7 @@ NOT_A_SCAN = "is a directory, not a point-cloud file (give the scan files inside
     "symmetry_completion",
     "seed",
     out_dir=Opt(("-o", "--out"), required=True),
+    overwrite=Opt(("--overwrite",)),
     sensor_origin=Opt(metavar="X,Y,Z"),
     symmetry_completion=Opt(("--symmetry/--no-symmetry",)),
 )

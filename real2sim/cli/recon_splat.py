@@ -14,7 +14,15 @@ from real2sim.recon.splats.config import SplatReconCfg
 
 @click.command("splat")
 @click.argument("splat_file", type=click.Path(path_type=Path))
-@options(SplatReconCfg, "out_dir", "scale", "object_only", out_dir=Opt(("-o", "--out"), required=True))
+@options(
+    SplatReconCfg,
+    "out_dir",
+    "overwrite",
+    "scale",
+    "object_only",
+    out_dir=Opt(("-o", "--out"), required=True),
+    overwrite=Opt(("--overwrite",)),
+)
 def command(splat_file: Path, **params: Any) -> None:
     """Reconstruct a scene from a 3DGS splat PLY (INRIA, nerfstudio or SuperSplat layout)."""
     check_path(splat_file, "file", "no such splat file", not_file="is a directory, not a splat PLY file")

@@ -32,6 +32,7 @@ def command(ctx: click.Context, pkg_dir: Path, as_json: bool, **params: Any) -> 
                     {
                         "name": c.name,
                         "passed": c.passed,
+                        "skipped": c.skipped,
                         "detail": c.detail,
                         "value": c.value,
                         "limit": c.limit,
@@ -50,9 +51,16 @@ def command(ctx: click.Context, pkg_dir: Path, as_json: bool, **params: Any) -> 
         for col in ("check", "result", "detail"):
             t.add_column(col)
         for c in checks:
-            t.add_row(escape(c.name), "[green]pass[/]" if c.passed else "[red]FAIL[/]", escape(c.detail))
+            t.add_row(
+                escape(c.name),
+                {"pass": "[green]pass[/]", "FAIL": "[red]FAIL[/]"}.get(c.result, escape(c.result)),
+                escape(c.detail),
+            )
         Console(width=140).print(t)
-    failed = [c for c in checks if not c.passed]
+    failed = [c for c in checks if c.failed]
+    skipped = sum(c.skipped for c in checks)
+    if skipped and not as_json:
+        click.echo(f"{skipped} of {len(checks)} checks skipped", err=True)
     if failed:
         if not as_json:
             first = failed[0]

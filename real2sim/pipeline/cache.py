@@ -75,6 +75,7 @@ def hashed_options(cfg: Any) -> dict[str, Any]:
     for k in path_fields(type(cfg)):
         if k not in kept:
             d.pop(k)
+    d.pop("overwrite", None)  # where the output may go does not change it either
     return d
 
 

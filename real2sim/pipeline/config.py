@@ -21,6 +21,8 @@ class ProcessCfg:
     """The capture session folder (DESIGN §5)."""
     out_dir: Path
     """Output folder (scene/, package/, calibration/, run.json)."""
+    overwrite: bool = False
+    """Replace the output folder even when it holds files real2sim did not write (never an input, ~ or /)."""
     stages: tuple[str, ...] = STAGES
     """Stages to run, in order; a stage whose inputs the session lacks is skipped with a note."""
     workers: int = 0
@@ -50,6 +52,8 @@ class ProcessCfg:
 class DemoCfg:
     out_dir: Path = Path("demo_out")
     """Where the scene, package and calibration go."""
+    overwrite: bool = False
+    """Replace the output folder even when it holds files real2sim did not write (never an input, ~ or /)."""
     sample_dir: Path | None = None
     """The sample session; None = ``./sample_data``, else the checkout's, else generated into the user cache."""
     workers: int = 0

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from real2sim.matching import match_pairs
+from real2sim.outguard import check_output
 from real2sim.pipeline.config import DemoCfg, ProcessCfg
 from real2sim.pipeline.process import ProcessResult, run_process
 from real2sim.pipeline.summary import CalibrationSummary, ObjectSummary, PackageSummary, SceneSummary
@@ -41,10 +42,17 @@ class DemoResult:
 
 
 def run_demo(cfg: DemoCfg) -> DemoResult:
+    check_output(cfg.out_dir, [cfg.sample_dir], overwrite=cfg.overwrite)  # before a sample is generated
     sample = find_sample_data(cfg.sample_dir)
     t0 = time.perf_counter()
     res = run_process(
-        ProcessCfg(session_dir=sample, out_dir=cfg.out_dir, workers=cfg.workers, force=cfg.force)
+        ProcessCfg(
+            session_dir=sample,
+            out_dir=cfg.out_dir,
+            workers=cfg.workers,
+            force=cfg.force,
+            overwrite=cfg.overwrite,
+        )
     )
     truth = (
         json.loads((sample / "ground_truth.json").read_text())
@@ -75,8 +83,9 @@ def render_summary(res: DemoResult) -> list[Any]:
     pkg = p.summary("export", PackageSummary)
     if pkg is not None:
         out.append(
-            f"Package {p.stage('export').output}: {pkg.passed}/{len(pkg.checks)} checks passed "
-            f"({pkg.mjcf}, {pkg.scene_xml}, {pkg.urdf})"
+            f"Package {p.stage('export').output}: {pkg.passed}/{len(pkg.checks)} checks passed"
+            + (f", {pkg.skipped} skipped " if pkg.skipped else " ")
+            + f"({pkg.mjcf}, {pkg.scene_xml}, {pkg.urdf})"
         )
     cal = p.summary("calibrate", CalibrationSummary)
     if cal is not None:

@@ -15,14 +15,18 @@ key (``cache.stage_key``). Every stage writes its folder atomically, so an inter
 from __future__ import annotations
 
 import dataclasses
+import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from real2sim.atomic import claim_folder
 from real2sim.errors import ConfigError, InputError, Real2SimError
 from real2sim.executor import ExecutorCfg, run_map
+from real2sim.outguard import MARKER, check_output, remove_created
 from real2sim.pipeline.background import Background
 from real2sim.pipeline.cache import RunRecord, hashed_options, stage_key
 from real2sim.pipeline.config import ProcessCfg
@@ -36,6 +40,8 @@ from real2sim.pipeline.summary import (
 )
 from real2sim.scene import Scene, load_scene, sanitize_name
 
+PROCESS_ENTRIES = ("scene", "package", "calibration", "run.json")
+"""What ``process`` writes into its output folder."""
 S = TypeVar("S", SceneSummary, PackageSummary, CalibrationSummary)
 
 
@@ -112,15 +118,39 @@ class _Runner:
         self.record.record(name, key, output, summary.to_json())
 
 
+def _session_inputs(s: Session) -> list[Path | None]:
+    """Every file and folder the session reads (some may lie outside its folder)."""
+    robot = [s.robot.model, s.robot.map, *s.robot.logs, *s.robot.holdout] if s.robot else []
+    return [s.root, *s.lidar, s.lidar_poses, s.images, s.known_distance, *s.splats, *robot]
+
+
 def run_process(cfg: ProcessCfg) -> ProcessResult:
-    """Run reconstruction, export and calibration on whatever the session holds."""
+    """Run reconstruction, export and calibration on whatever the session holds.
+
+    The output folder must be new, empty or real2sim's (``outguard``); one this run created is removed again
+    when the run fails before any stage finished.
+    """
     cfg.validate()
+    check_output(cfg.out_dir, [cfg.session_dir], overwrite=cfg.overwrite)
     session = load_session(cfg.session_dir)
     if not session.sources:
         raise InputError(
             session.root,
             "holds nothing to process (expected lidar/, images/, splats/ or a [robot] in session.toml)",
         )
+    out = check_output(cfg.out_dir, _session_inputs(session), overwrite=cfg.overwrite)
+    existed = out.exists()
+    created = claim_folder(out, PROCESS_ENTRIES)
+    try:
+        return _run_with_runner(cfg, session)
+    except BaseException:
+        if not existed and set(os.listdir(out)) <= {MARKER}:
+            shutil.rmtree(out, ignore_errors=True)
+            remove_created(created)
+        raise
+
+
+def _run_with_runner(cfg: ProcessCfg, session: Session) -> ProcessResult:
     r = _Runner(cfg)
     started: list[Background[CalibrationSummary]] = []
     try:
@@ -181,6 +211,11 @@ def run_batch(cfgs: list[ProcessCfg], executor: ExecutorCfg | None = None) -> li
         raise ConfigError("two sessions would write the same output folder; give sessions distinct names")
     if len(cfgs) == 1:
         return [run_process(cfgs[0])]
+    parents = {Path(c.out_dir).parent for c in cfgs}
+    if len(parents) == 1:  # OUT/<session>/...: OUT is an output folder too
+        parent = parents.pop()
+        check_output(parent, [c.session_dir for c in cfgs], overwrite=all(c.overwrite for c in cfgs))
+        claim_folder(parent, [Path(c.out_dir).name for c in cfgs])
     inner = [dataclasses.replace(c, workers=1) for c in cfgs]
     return run_map(_process_one, inner, executor or ExecutorCfg(), label="sessions")
 
@@ -211,6 +246,7 @@ def _recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
         object_only=s.lidar_object_only,
         sensor_origin=s.sensor_origin,
         save_point_labels=True,
+        overwrite=r.cfg.overwrite,
         density=s.density,
         friction=(s.friction, 0.005, 0.0001),
     )
@@ -242,18 +278,18 @@ def _coloured(scene: Scene) -> bool:
 def _recon_photos(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
     from real2sim.recon.photos.run import run_recon_photos
 
-    cfg = _photos_cfg(s, scene_dir)
+    cfg = _photos_cfg(s, scene_dir, r.cfg.overwrite)
     inputs = [cfg.image_dir] + ([s.known_distance] if s.known_distance is not None else [])
     key = stage_key("recon", inputs, hashed_options(cfg))
     return _recon(r, "photos", scene_dir, key, lambda: run_recon_photos(cfg))
 
 
-def _photos_cfg(s: Session, out_dir: Path | None) -> Any:
+def _photos_cfg(s: Session, out_dir: Path | None, overwrite: bool = False) -> Any:
     from real2sim.recon.photos.run import PhotosReconCfg
     from real2sim.recon.photos.sfm import SfmCfg
 
     assert s.images is not None
-    kw: dict[str, Any] = {"image_dir": s.images, "out_dir": out_dir}
+    kw: dict[str, Any] = {"image_dir": s.images, "out_dir": out_dir, "overwrite": overwrite}
     if s.marker is not None:
         kw.update(marker_size=s.marker.size, marker_dictionary=s.marker.dictionary, marker_id=s.marker.id)
     if s.known_distance is not None:
@@ -271,6 +307,7 @@ def _recon_splat(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
         input=s.splats[0],
         out_dir=scene_dir,
         scale=s.splat_scale,
+        overwrite=r.cfg.overwrite,
         object_only=s.splat_object_only,
         density=s.density,
     )
@@ -289,6 +326,7 @@ def _export_job(r: _Runner, s: Session, scene_dir: Path, pkg_dir: Path) -> tuple
         out_dir=pkg_dir,
         name=name,
         workers=r.cfg.workers,
+        overwrite=r.cfg.overwrite,
         mass=known["mass"],
         density=known["density"],
         friction=known["friction"],
@@ -384,6 +422,7 @@ def _calibrate_job(r: _Runner, s: Session, out: Path) -> tuple[Any, str]:
         fit=rb.fit,
         holdout=rb.holdout,
         out_dir=out,
+        overwrite=r.cfg.overwrite,
         max_windows=r.cfg.calibration_max_windows,
         package=r.out / "package" if r.cfg.calibration_package else None,
     )

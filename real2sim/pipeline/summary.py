@@ -77,9 +77,11 @@ class CheckSummary:
     name: str
     passed: bool
     detail: str
+    skipped: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "passed": self.passed, "detail": self.detail}
+        d: dict[str, Any] = {"name": self.name, "passed": self.passed, "detail": self.detail}
+        return d | {"skipped": True} if self.skipped else d
 
 
 @dataclass(frozen=True)
@@ -93,12 +95,16 @@ class PackageSummary:
 
     @staticmethod
     def of(pkg: SimPackage) -> PackageSummary:
-        checks = tuple(CheckSummary(c.name, c.passed, c.detail) for c in pkg.checks)
+        checks = tuple(CheckSummary(c.name, c.passed, c.detail, c.skipped) for c in pkg.checks)
         return PackageSummary(pkg.mjcf.name, pkg.scene_xml.name, pkg.urdf.name if pkg.urdf else None, checks)
 
     @property
     def passed(self) -> int:
         return sum(c.passed for c in self.checks)
+
+    @property
+    def skipped(self) -> int:
+        return sum(c.skipped for c in self.checks)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -110,7 +116,9 @@ class PackageSummary:
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> PackageSummary:
-        checks = tuple(CheckSummary(c["name"], c["passed"], c["detail"]) for c in d["checks"])
+        checks = tuple(
+            CheckSummary(c["name"], c["passed"], c["detail"], c.get("skipped", False)) for c in d["checks"]
+        )
         return PackageSummary(d["mjcf"], d["scene_xml"], d["urdf"], checks)
 
 

@@ -138,6 +138,8 @@ class PhotosReconCfg:
     """Folder of overlapping photos (jpg/png/tif) of the scene."""
     out_dir: Path | None = None
     """Scene folder to write; ``None``: return the result only."""
+    overwrite: bool = False
+    """Replace the output folder even when it holds files real2sim did not write (never an input, ~ or /)."""
     sfm: SfmCfg = field(default_factory=SfmCfg)
     """Structure-from-motion options (camera model, known intrinsics, matching, mapper)."""
     marker_size: float | None = None

@@ -16,6 +16,7 @@ import numpy as np
 
 from real2sim.atomic import output_dir, write_json
 from real2sim.errors import NotBuiltError
+from real2sim.outguard import check_output
 from real2sim.provenance import Provenance
 from real2sim.recon.photos.config import PhotosReconCfg
 from real2sim.recon.photos.marker import (
@@ -106,6 +107,9 @@ def metric_scale(
 def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
     """SfM → scale → (points → scene). Writes ``cfg.out_dir`` atomically when given."""
     cfg.validate()
+    inputs = (cfg.image_dir, cfg.known_distance)
+    if cfg.out_dir is not None:
+        check_output(cfg.out_dir, inputs, overwrite=cfg.overwrite)
     # read the known-distance file before the minutes of SfM, so a bad file fails at once
     known = (
         load_known_distance(cfg.known_distance)
@@ -142,7 +146,7 @@ def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
             "camera_model": cfg.sfm.camera_model, "intrinsics": cfg.sfm.intrinsics})  # fmt: skip
         scene = replace(out.scene, provenance=prov, world_from_input={"sfm": world_from_sfm})
     if cfg.out_dir is not None:
-        with output_dir(cfg.out_dir) as tmp:
+        with output_dir(cfg.out_dir, overwrite=cfg.overwrite, inputs=inputs) as tmp:
             write_json(tmp / "cameras.json", cameras_json(sfm, world_from_sfm))
             write_json(tmp / "sfm_report.json", _report(sfm, est, dense))
             if scene is not None:

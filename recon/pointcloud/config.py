@@ -22,6 +22,8 @@ class PointCloudReconCfg:
     """Point-cloud files of one scene (first file: the one ``point_labels.npy`` indexes)."""
     out_dir: Path | None = None
     """Scene folder to write (``scene.json`` + ``meshes/``); ``None``: return the result only."""
+    overwrite: bool = False
+    """Replace the output folder even when it holds files real2sim did not write (never an input, ~ or /)."""
     units: Units = "m"
     """What one file unit is: ``m``, ``cm`` or ``mm``."""
     poses: Path | None = None
@@ -136,6 +138,7 @@ class PointCloudReconCfg:
         d = asdict(self)
         d.pop("inputs")
         d.pop("out_dir")
+        d.pop("overwrite")
         d["poses"] = None if self.poses is None else Path(self.poses).name
         d["friction"] = list(self.friction)
         d["sensor_origin"] = list(self.sensor_origin)

@@ -128,6 +128,31 @@ def _pair(src, dst, fs, fd, voxel: float, seed: int) -> tuple[np.ndarray, float,
     return np.asarray(T), float(icp.fitness), info
 
 
+HYPOTHESES = 4
+"""Global registrations (RANSAC seeds, each refined by ICP) tried per scan pair."""
+
+
+def _same(a: np.ndarray, b: np.ndarray, voxel: float) -> bool:
+    """Whether two rigid transforms agree within 2 degrees and one voxel."""
+    d = np.linalg.inv(a) @ b
+    angle = np.degrees(np.arccos(np.clip((np.trace(d[:3, :3]) - 1) / 2, -1.0, 1.0)))
+    return bool(angle < 2.0 and np.linalg.norm(d[:3, 3]) < voxel)
+
+
+def _confident_pair(src, dst, fs, fd, voxel: float, seed: int) -> tuple[np.ndarray, float, np.ndarray, bool]:
+    """The best of ``HYPOTHESES`` registrations of ``src`` onto ``dst``, and whether another one reproduces it.
+
+    A scene with repeated or symmetric parts (a table top, a row of boxes) aligns well in several ways; the
+    overlap fraction cannot tell them apart, but independent RANSAC runs then land on different alignments. A
+    pair counts only when its best alignment is found at least twice.
+    """
+    hyps = [_pair(src, dst, fs, fd, voxel, seed + k) for k in range(HYPOTHESES)]
+    best = max(range(len(hyps)), key=lambda k: (hyps[k][1], -k))
+    T, fit, info = hyps[best]
+    agree = sum(_same(T, h[0], voxel) for h in hyps)
+    return T, fit, info, agree >= 2
+
+
 def register_scans(
     scans: list[np.ndarray], names: list[str], *, voxel: float, min_fitness: float, seed: int
 ) -> Registration:
@@ -144,9 +169,15 @@ def register_scans(
     prepped = [_prep(s, voxel) for s in scans]
     edges = []
     best = np.zeros(n)
+    unsure = np.zeros(n, bool)
     for i in range(n):
         for j in range(i + 1, n):
-            T, fit, info = _pair(prepped[j][0], prepped[i][0], prepped[j][1], prepped[i][1], voxel, seed)
+            T, fit, info, sure = _confident_pair(
+                prepped[j][0], prepped[i][0], prepped[j][1], prepped[i][1], voxel, seed
+            )
+            if fit >= min_fitness and not sure:
+                unsure[[i, j]] = True
+                continue
             best[i] = max(best[i], fit)
             best[j] = max(best[j], fit)
             if fit >= min_fitness:
@@ -168,10 +199,15 @@ def register_scans(
     tree_edges.discard(None)
     missing = [names[k] for k in range(n) if poses[k] is None]
     if missing:
+        ambiguous = [m for m in missing if unsure[names.index(m)]]
+        why = (
+            f"{', '.join(ambiguous)} fit the other scans in more than one way"
+            if ambiguous
+            else f"best overlap {', '.join(f'{best[names.index(m)]:.2f}' for m in missing)}, need {min_fitness}"
+        )
         raise StageError(
-            f"could not register {', '.join(missing)} to the other scans (best overlap "
-            f"{', '.join(f'{best[names.index(m)]:.2f}' for m in missing)}, need {min_fitness}); "
-            "give poses with --poses or add scans that overlap"
+            f"could not register {', '.join(missing)} to the other scans with confidence ({why}): "
+            "these scans need poses (--poses, or poses in session.toml)"
         )
     graph = reg.PoseGraph()
     for P in poses:

@@ -13,6 +13,7 @@ import numpy as np
 
 from real2sim.atomic import output_dir, write_bytes
 from real2sim.errors import ConfigError, InputError
+from real2sim.outguard import check_output
 from real2sim.progress import step
 from real2sim.provenance import Provenance
 from real2sim.recon.io import PointCloud, merge_clouds, unit_scale
@@ -66,6 +67,9 @@ def run_recon_pointcloud(cfg: PointCloudReconCfg) -> ReconOutput:
     names = [Path(p).name for p in cfg.inputs]
     if len(set(names)) != len(names):
         raise ConfigError(f"input file names must be distinct (they key world_from_input): {names}")
+    inputs = (*cfg.inputs, cfg.poses)
+    if cfg.out_dir is not None:
+        check_output(cfg.out_dir, inputs, overwrite=cfg.overwrite)
     clouds, common_from_file, poses_given = load_clouds(cfg)
     merged = merge_clouds([c.transformed(T) for c, T in zip(clouds, common_from_file, strict=True)], names[0])
     n0 = len(clouds[0])
@@ -84,7 +88,7 @@ def run_recon_pointcloud(cfg: PointCloudReconCfg) -> ReconOutput:
     labels = point_labels_of(clouds[0], out.point_labels[:n0])
     result = ReconOutput(scene=scene, world_from_input=wfi[names[0]], point_labels=labels)
     if cfg.out_dir is not None:
-        with output_dir(cfg.out_dir) as tmp:
+        with output_dir(cfg.out_dir, overwrite=cfg.overwrite, inputs=inputs) as tmp:
             write_scene_into(scene, tmp)
             if cfg.save_point_labels:
                 write_bytes(tmp / "point_labels.npy", _npy_bytes(labels))

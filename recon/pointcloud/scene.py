@@ -45,6 +45,7 @@ from real2sim.recon.pointcloud.viewpoint import settle_frame
 from real2sim.recon.segmentation.candidates import object_candidates
 from real2sim.recon.segmentation.segment import segment_objects
 from real2sim.scene import Scene, SceneObject, Support
+from real2sim.transforms import apply_transform
 
 
 def check_extent(points: np.ndarray, cfg: PointCloudReconCfg, name: str) -> None:
@@ -115,13 +116,15 @@ def points_to_scene(
     # origins that cannot be the sensors' are dropped; then the occlusion side, not a made-up origin, says up
     fit, origins = settle_frame(pts, origins, fit_up(up), cfg, name, fit_up if up is None else None)
     clock("support")
-    T = fit.world_from_input
-    w = pts @ T[:3, :3].T + T[:3, 3]
-    w_orig = None if origins is None else origins @ T[:3, :3].T + T[:3, 3]
-    inside = inside_polygon(w[:, :2], fit.hull, cfg.crop_margin)
+    # the fit's last bits depend on the CPU's BLAS/LAPACK kernel: rounded, the scene frame is the same everywhere
+    T = np.round(fit.world_from_input, 12) + 0.0
+    hull = np.round(fit.hull, 9) + 0.0  # [m]; which points fall inside decides the voxel grid's anchor
+    w = apply_transform(T, pts)
+    w_orig = None if origins is None else apply_transform(T, origins)
+    inside = inside_polygon(w[:, :2], hull, cfg.crop_margin)
     z = w[:, 2]
     support_mask = inside & (np.abs(z) < cfg.plane_distance)
-    cand = object_candidates(w, fit.hull, inside, cfg)
+    cand = object_candidates(w, hull, inside, cfg)
 
     objects: list[SceneObject] = []
     lab_valid = np.full(len(pts), -1, dtype=np.int32)
@@ -181,7 +184,7 @@ def points_to_scene(
     if not objects:
         warn_no_objects(name, no_objects_reason(w, inside, ds[kidx] if len(cand) else w[:0], cfg))
     labels[vidx] = lab_valid
-    return plane_scene(objects, fit.hull.min(axis=0), fit.hull.max(axis=0), name, T, labels)
+    return plane_scene(objects, hull.min(axis=0), hull.max(axis=0), name, T, labels)
 
 
 LOW_POINT_SIGMAS = 4.0

@@ -69,7 +69,7 @@ def merge_occluded(
     links them) but continue one plane across a hidden gap:
     a pair of their patches (of the ``PAIRS_TRIED`` nearest) whose normals agree within ``concavity_deg`` and whose
     centroids lie within ``step`` of each other's plane, with no sample of the line between them seen through (nor
-    unseen) and some hidden behind a nearer surface. Labels 0..K'-1."""
+    unseen) and some hidden behind a nearer surface, for most of the pairs tried. Labels 0..K'-1."""
     k = int(seg.max()) + 1
     if k < 2:
         return seg
@@ -97,16 +97,18 @@ def merge_occluded(
     key = (sa * k + sb)[order]
     start = np.r_[0, np.flatnonzero(key[1:] != key[:-1]) + 1]
     rank = np.arange(len(order)) - np.repeat(start, np.diff(np.r_[start, len(order)]))
-    join = []
+    votes: dict[tuple[int, int], list[bool]] = {}
     for e in order[rank < PAIRS_TRIED]:
-        if join and join[-1] == (sa[e], sb[e]):
-            continue
         n = max(2, int(np.ceil(dist[e] / spacing)))
         t = np.linspace(0.0, 1.0, n + 1)[:, None]
         x = g.centroid[a[e]] + t * d[e]
         seen, r = image.seen_range(x)
-        if (seen <= r + 2.0 * spacing).all() and (seen < r - 2.0 * spacing).any():
-            join.append((sa[e], sb[e]))
+        hidden = bool((seen <= r + 2.0 * spacing).all() and (seen < r - 2.0 * spacing).any())
+        votes.setdefault((int(sa[e]), int(sb[e])), []).append(hidden)
+    # the nearest coplanar patch pair (the shortest line through the gap) or at least half of those tried must find
+    # the gap hidden: a lone far pair at the edge of the angle and plane limits while the nearer ones see through
+    # the gap is two objects (such a lone vote came and went with the last bits of the points)
+    join = [pair for pair, v in votes.items() if v[0] or 2 * sum(v) >= len(v)]
     if not join:
         return seg
     jj = np.asarray(join)

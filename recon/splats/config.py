@@ -55,6 +55,8 @@ class SplatReconCfg:
     """The splat PLY (INRIA 3DGS, nerfstudio ns-export or SuperSplat uncompressed layout)."""
     out_dir: Path | None = None
     """Scene folder to write; ``None``: return the scene only."""
+    overwrite: bool = False
+    """Replace the output folder even when it holds files real2sim did not write (never an input, ~ or /)."""
     scale: float | None = None
     """Metres per splat unit (splats have no inherent scale); ``None``: 1 (the splat is taken to be metric)."""
     object_only: bool = False

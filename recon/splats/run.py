@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from real2sim.errors import StageError
+from real2sim.outguard import check_output
 from real2sim.provenance import Provenance
 from real2sim.recon.io.splat import GaussianSplat, read_splat
 from real2sim.recon.splats.clean import (
@@ -137,6 +138,8 @@ def _segmented_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutp
 def run_recon_splat(cfg: SplatReconCfg) -> SplatReconOutput:
     """Read the splat, build the scene and (with ``out_dir``) write the scene folder atomically."""
     cfg.validate()
+    if cfg.out_dir is not None:
+        check_output(cfg.out_dir, [cfg.input], overwrite=cfg.overwrite)
     splat = read_splat(cfg.input)
     out = splat_to_scene(splat, cfg)
     opts = {
@@ -153,5 +156,5 @@ def run_recon_splat(cfg: SplatReconCfg) -> SplatReconOutput:
              "mesh solid object" if out.solid else "segment + mesh")  # fmt: skip
     scene = replace(out.scene, provenance=Provenance.for_inputs([cfg.input], steps, opts))
     if cfg.out_dir is not None:
-        save_scene(scene, cfg.out_dir)
+        save_scene(scene, cfg.out_dir, overwrite=cfg.overwrite, inputs=[cfg.input])
     return replace(out, scene=scene)

@@ -21,7 +21,7 @@ from real2sim.pipeline.summary import (
 
 # The path fields the hand-kept list dropped before the list was derived from the annotations.
 _DROPPED = ("out_dir", "scene_dir", "inputs", "model", "logs", "holdout", "map", "poses", "image_dir",
-            "known_distance", "package", "log_models")  # fmt: skip
+            "known_distance", "package", "log_models", "overwrite")  # fmt: skip
 
 
 def _stage_cfgs() -> list[object]:

@@ -71,9 +71,22 @@ def test_a_missing_client_is_one_skip_line(synthetic_package, monkeypatch):
         lambda name, *a: None if name in ("newton", "pybullet") else real(name, *a),
     )
     checks = _run(synthetic_package, ("newton", "pybullet"))
-    assert [c.name for c in checks] == ["pybullet (skipped)", "newton (skipped)"]
-    assert all(c.passed and "pip install 'real2sim[engines]'" in c.detail for c in checks)
+    assert [c.name for c in checks] == ["pybullet", "newton"]
+    assert all(c.skipped and not c.passed and not c.failed for c in checks)
+    assert all(c.result == "skipped" and "pip install 'real2sim[engines]'" in c.detail for c in checks)
     assert set(ENGINES) == {"usd", "pybullet", "webots", "newton"}
+    # the package README and report show them as skipped, never as passed
+    import dataclasses
+
+    from real2sim.export.report import readme_md, report_html
+
+    man = dataclasses.replace(PackageManifest.from_json(synthetic_package.path), objects=())
+    readme = readme_md(man, tuple(checks))
+    assert (
+        "| pybullet | skipped |" in readme and "| newton | skipped |" in readme and "| pass |" not in readme
+    )
+    html = report_html(man, tuple(checks), [])
+    assert html.count("<td>skipped</td>") == 2 and "<td>pass</td>" not in html
 
 
 def test_unknown_engine_is_a_config_error():

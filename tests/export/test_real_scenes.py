@@ -17,7 +17,7 @@ from real2sim.scene import Scene, SceneObject, Support
 
 
 def _assert_ok(pkg, n_objects: int) -> None:
-    failed = [c for c in pkg.checks if not c.passed]
+    failed = [c for c in pkg.checks if c.failed]
     assert not failed, failed
     assert sum(c.name.startswith("rest drift") for c in pkg.checks) == n_objects
     assert all(c.value < 1e-3 for c in pkg.checks if c.name.startswith("rest drift"))

@@ -76,6 +76,6 @@ def test_sample_scene_exports_and_validates(session, tmp_path):
     out, _ = session
     pkg = export_scene(load_scene(out), tmp_path / "pkg", ExportCfg(scene_dir=out, out_dir=tmp_path / "pkg"))
     checks = validate_package(tmp_path / "pkg")
-    failed = [c for c in checks if not c.passed]
+    failed = [c for c in checks if c.failed]
     assert not failed, failed
     assert pkg is not None

@@ -1,0 +1,104 @@
+"""The OSD segmentation gives the same objects on every CPU: each scene is reconstructed in a fresh process under
+several OpenBLAS kernels (``OPENBLAS_CORETYPE``, those this CPU can run), and with 0.1 mm of jitter on its points.
+
+The scene frame is fitted with BLAS/LAPACK, whose last bits depend on the kernel; it is rounded, and the points are
+moved without BLAS (``transforms.apply_transform``), so every kernel segments the same scene-frame coordinates.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNELS = {
+    "Prescott": "sse3",
+    "Nehalem": "sse4_2",
+    "Sandybridge": "avx",
+    "Haswell": "avx2",
+    "SkylakeX": "avx512f",
+}
+"""OpenBLAS kernels and the CPU flag each needs."""
+EXPECT = {"test44": 5, "test56": 14}
+"""Objects in each scene (the OSD annotation)."""
+CODE = """
+import json, sys, dataclasses
+import numpy as np
+from pathlib import Path
+import real2sim.recon.pointcloud.run as pc
+from real2sim.recon.io import read_points
+from tests.helpers.osd import object_ious, truth_labels
+
+scene, jitter = sys.argv[1], float(sys.argv[2])
+if jitter:
+    read = pc.read_scan
+    def jittered(path, units, voxel):
+        c = read(path, units, voxel)
+        return dataclasses.replace(c, points=c.points + np.random.default_rng(1).normal(0.0, jitter, c.points.shape))
+    pc.read_scan = jittered
+f = Path(sys.argv[3]) / "pointclouds" / "osd_tabletop" / f"{scene}.pcd"
+out = pc.run_recon_pointcloud(pc.PointCloudReconCfg(inputs=(f,)))
+cloud = read_points(f)
+ious = object_ious(truth_labels(cloud), out.point_labels[cloud.valid_mask()])
+print(json.dumps({"n": len(out.scene.objects), "ious": ious}))
+"""
+
+
+def _flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    line = next((ln for ln in text.splitlines() if ln.startswith("flags")), "")
+    return set(line.split(":", 1)[-1].split())
+
+
+def _kernels() -> list[str]:
+    flags = _flags()
+    return [k for k, need in KERNELS.items() if need in flags or (need == "sse3" and "pni" in flags)]
+
+
+def _run(shared_data: Path, scene: str, kernel: str | None, jitter: float = 0.0) -> dict:
+    import os
+
+    env = dict(os.environ)
+    if kernel:
+        env["OPENBLAS_CORETYPE"] = kernel
+    r = subprocess.run(
+        [sys.executable, "-c", CODE, scene, str(jitter), str(shared_data)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scene", ["test44", "test56"])
+def test_every_kernel_segments_the_same(shared_data: Path, scene: str) -> None:
+    kernels = _kernels()
+    picked = [k for k in ("Sandybridge", "Haswell", "SkylakeX") if k in kernels] or kernels[:2]
+    if len(picked) < 2:
+        pytest.skip(f"this CPU runs fewer than two OpenBLAS kernels ({kernels})")
+    results = {k: _run(shared_data, scene, k) for k in picked}
+    for k, res in results.items():
+        assert res["n"] == EXPECT[scene] and min(res["ious"]) >= 0.85, (k, res)
+
+
+@pytest.mark.slow
+def test_touching_objects_survive_jitter(shared_data: Path) -> None:
+    res = _run(shared_data, "test44", None, jitter=1e-4)
+    assert res["n"] == EXPECT["test44"] and min(res["ious"]) >= 0.85, res
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: 0.1 mm of jitter moves test56's patch graph (measured 13 and 15 objects for jitter seeds 1, 2)",
+)
+def test_cluttered_pile_survives_jitter(shared_data: Path) -> None:
+    res = _run(shared_data, "test56", None, jitter=1e-4)
+    assert res["n"] == EXPECT["test56"] and min(res["ious"]) >= 0.85, res
