@@ -19,5 +19,7 @@ def check_path(path: Path, kind: Literal["file", "dir", "any"], missing: str, no
     if kind == "file" and not_file and path.is_dir():
         raise InputError(path, not_file)
     found = {"file": path.is_file, "dir": path.is_dir, "any": path.exists}[kind]()
+    if not found and kind == "file" and path.exists() and not path.is_dir():
+        raise InputError(path, "not a regular file (a FIFO, socket or device)")
     if not found:
         raise InputError(path, missing)

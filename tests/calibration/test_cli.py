@@ -74,5 +74,5 @@ def test_cli_bad_cutoff(sample_data: Path, tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, _args(sample_data, tmp_path / "c", "--smooth-qvel", "1.5"))
     assert res.exit_code == 1
     lines = [ln for ln in res.output.strip().splitlines() if ln]
-    assert len(lines) == 1 and lines[0].startswith("error:") and "smooth_qvel_wn" in lines[0], res.output
+    assert len(lines) == 1 and lines[0].startswith("error:") and "--smooth-qvel" in lines[0], res.output
     assert not (tmp_path / "c").exists()

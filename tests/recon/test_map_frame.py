@@ -172,5 +172,5 @@ def test_cli_sensor_origin_needs_three_numbers(tmp_path: Path) -> None:
     write_pcd(tmp_path / "a.pcd", PointCloud(np.random.default_rng(0).normal(size=(50, 3))))
     r = CliRunner().invoke(cli, ["recon", "pointcloud", str(tmp_path / "a.pcd"), "-o", str(tmp_path / "s"),
                                  "--sensor-origin", "1,2"])  # fmt: skip
-    assert r.exit_code == 1 and "sensor_origin must be three finite numbers" in r.output, r.output
+    assert r.exit_code == 1 and "--sensor-origin must be three finite numbers" in r.output, r.output
     assert not (tmp_path / "s").exists()
