@@ -105,7 +105,9 @@ def echo_summary(report: ContactReport, as_json: bool) -> None:
         return
     for p, v, s in zip(report.params, report.values, report.stderr, strict=True):
         click.echo(f"{p.name:40s} {v:12.6g} ± {s:.3g}")
-    click.echo(f"fit {report.fit_s:.1f} s over {report.windows} windows of {report.horizon:g} s")
+    click.echo(
+        f"fit {report.fit_s:.1f} s ({report.fit_cpu_s:.1f} s CPU) over {report.windows} windows of {report.horizon:g} s"
+    )
     for when in ("before", "after"):
         for split, e in report.summary(when).items():
             click.echo(

@@ -1,0 +1,99 @@
+"""Free bodies in the map: [bodies.NAME] columns, x-y-z-w quaternions, world-frame angular velocity, velocities
+estimated from poses, folders read in name order, and unknown keys named with the nearest valid one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from real2sim.calibration.contact.logs import read_motions, rotate_to_body
+from real2sim.calibration.mapping import load_map
+from real2sim.errors import InputError
+
+CUBE_MAP = """time = "t"
+[bodies.cube]
+pos = ["x", "y", "z"]
+quat = ["qw", "qx", "qy", "qz"]
+linvel = ["vx", "vy", "vz"]
+angvel = ["wx", "wy", "wz"]
+angvel_frame = "body"
+"""
+
+
+def _tosses(shared_data: Path) -> Path:
+    d = shared_data / "object_logs" / "contactnets_cube" / "tosses"
+    if not d.is_dir():
+        pytest.skip(f"{d} not present")
+    return d
+
+
+def test_unknown_keys_name_the_nearest(tmp_path: Path) -> None:
+    m = tmp_path / "map.toml"
+    m.write_text(CUBE_MAP.replace("angvel_frame", "angvel_fram"))
+    with pytest.raises(InputError, match="'angvel_fram'.*did you mean 'angvel_frame'"):
+        load_map(m)
+    m.write_text("tme = 't'\n" + CUBE_MAP)
+    with pytest.raises(InputError, match="'tme'.*did you mean 'time'"):
+        load_map(m)
+    m.write_text(CUBE_MAP + "[bodys.x]\npos = ['a','b','c']\n")
+    with pytest.raises(InputError, match="did you mean 'bodies'"):
+        load_map(m)
+    m.write_text(CUBE_MAP.replace('quat = ["qw", "qx", "qy", "qz"]', 'quat = ["qw", "qx", "qy"]'))
+    with pytest.raises(InputError, match="quat .* 4 column names"):
+        load_map(m)
+
+
+def _xyzw_npz(src: Path, dest: Path) -> np.ndarray:
+    """A toss written x-y-z-w with a world-frame angular velocity and no linear velocity; returns its rows."""
+    a = np.genfromtxt(src, delimiter=",", names=True)
+    quat = np.stack([a["qw"], a["qx"], a["qy"], a["qz"]], axis=1)
+    w_world = _to_world(quat, np.stack([a["wx"], a["wy"], a["wz"]], axis=1))
+    names = ["t", "x", "y", "z", "q0", "q1", "q2", "q3", "ox", "oy", "oz"]
+    cols = [a["t"], a["x"], a["y"], a["z"], a["qx"], a["qy"], a["qz"], a["qw"], *w_world.T]
+    np.savez(dest, **dict(zip(names, cols, strict=True)))
+    return a
+
+
+def test_orders_frames_and_estimated_velocities(shared_data: Path, tmp_path: Path) -> None:
+    src = sorted(_tosses(shared_data).glob("*.csv"))[:2]
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    a = _xyzw_npz(src[0], folder / "b.npz")
+    _xyzw_npz(src[1], folder / "a.npz")
+    (folder / "notes.txt").write_text("not a log")
+    m = tmp_path / "map.toml"
+    m.write_text(
+        'time = "t"\n[bodies.cube]\npos = ["x", "y", "z"]\nquat = ["q3", "q0", "q1", "q2"]\n'
+        'angvel = ["ox", "oy", "oz"]\nangvel_frame = "world"\n'
+    )
+    logs = read_motions([folder], load_map(m))
+    assert [lg.name for lg in logs] == ["a.npz", "b.npz"]
+    b = logs[1]
+    quat = np.stack([a["qw"], a["qx"], a["qy"], a["qz"]], axis=1)
+    np.testing.assert_allclose(b.pose["cube"][:, 3:], quat, atol=1e-6)
+    np.testing.assert_allclose(b.vel["cube"][:, 3:], np.stack([a["wx"], a["wy"], a["wz"]], 1), atol=1e-5)
+    lin = np.stack([a["vx"], a["vy"], a["vz"]], axis=1)
+    # estimated from positions: close to the logged velocity in flight (first 20 samples)
+    assert np.abs(b.vel["cube"][1:20, :3] - lin[1:20]).mean() < 0.05 * np.abs(lin[1:20]).mean()
+
+
+def test_angular_velocity_from_quaternions(shared_data: Path, tmp_path: Path) -> None:
+    src = sorted(_tosses(shared_data).glob("*.csv"))[0]
+    m = tmp_path / "map.toml"
+    m.write_text('time = "t"\n[bodies.cube]\npos = ["x", "y", "z"]\nquat = ["qw", "qx", "qy", "qz"]\n')
+    est = read_motions([src], load_map(m))[0].vel["cube"][:, 3:]
+    a = np.genfromtxt(src, delimiter=",", names=True)
+    logged = np.stack([a["wx"], a["wy"], a["wz"]], axis=1)
+    err = np.linalg.norm(est - logged, axis=1)
+    assert np.median(err) < 0.1 * np.median(np.linalg.norm(logged, axis=1))
+
+
+def _to_world(quat: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Inverse of ``rotate_to_body``, checked by it."""
+    w, u = quat[:, :1], quat[:, 1:]
+    t = 2.0 * np.cross(u, v)
+    out = v + w * t + np.cross(u, t)
+    np.testing.assert_allclose(rotate_to_body(quat, out), v, atol=1e-5)
+    return out
