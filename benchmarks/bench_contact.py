@@ -130,7 +130,7 @@ def sysid_try(base_path: Path, params, x0, lower, upper, lay, train, quick: bool
         )
         model = spec.compile()
         win = make_windows(
-            model, lay, train, 0.1, stride=4, contact_only=True, max_windows=40 if quick else 300
+            model, lay, train, 0.1, stride=4, contact_only=True, max_windows=10 if quick else 60
         )
         pd = sysid.ParameterDict()
         for k, (p, v, lo, hi) in enumerate(zip(params, x0, lower, upper, strict=True)):
@@ -173,7 +173,7 @@ def sysid_try(base_path: Path, params, x0, lower, upper, lay, train, quick: bool
         )
         t0, c0 = time.perf_counter(), time.process_time()
         opt, _ = sysid.optimize(
-            initial_params=pd, residual_fn=fn, optimizer="mujoco", verbose=False, max_iters=3 if quick else 15
+            initial_params=pd, residual_fn=fn, optimizer="mujoco", verbose=False, max_iters=2 if quick else 6
         )
         out["wall_s"] = time.perf_counter() - t0
         out["cpu_s"] = time.process_time() - c0
