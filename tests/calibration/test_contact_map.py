@@ -97,3 +97,22 @@ def _to_world(quat: np.ndarray, v: np.ndarray) -> np.ndarray:
     out = v + w * t + np.cross(u, t)
     np.testing.assert_allclose(rotate_to_body(quat, out), v, atol=1e-5)
     return out
+
+
+def test_cli_body_not_in_model_is_one_error_line(shared_data: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from real2sim.cli import cli
+
+    src = sorted(_tosses(shared_data).glob("*.csv"))[0]
+    (tmp_path / "m.xml").write_text(
+        '<mujoco><worldbody><geom name="table" type="plane" size="0 0 1"/><body name="box"><freejoint/>'
+        '<geom name="g" type="box" size=".05 .05 .05"/></body></worldbody></mujoco>'
+    )
+    (tmp_path / "map.toml").write_text(CUBE_MAP)
+    out = tmp_path / "out"
+    args = ["calibrate", str(tmp_path / "m.xml"), "--log", str(src), "--map", str(tmp_path / "map.toml")]
+    r = CliRunner().invoke(cli, [*args, "--fit", "geom:g.friction", "-o", str(out)])
+    assert r.exit_code != 0
+    assert "body 'cube' in the map is not in the model" in r.output
+    assert "Traceback" not in r.output and not out.exists()
