@@ -56,8 +56,6 @@ class ContactReport:
             "model": self.model_path.name,
             "window_s": self.horizon,
             "fit_windows": self.windows,
-            "fit_seconds": round(self.fit_s, 1),
-            "fit_cpu_seconds": round(self.fit_cpu_s, 1),
             "params": [
                 {
                     "name": p.name,
@@ -74,7 +72,7 @@ class ContactReport:
             ],
             "errors_in_body_sizes": {"before": self.summary("before"), "after": self.summary("after")},
             "logs": [
-                {**a.to_json(), "before": b.to_json() | {"file": None, "split": None}}
+                {**a.to_json(), "before": {"window": b.window, "whole": b.whole, "rest": b.rest}}
                 for a, b in zip(self.after.runs, self.before.runs, strict=True)
             ],
             "randomization": {k: list(v) for k, v in self.randomization.items()},
