@@ -116,3 +116,36 @@ def test_cli_body_not_in_model_is_one_error_line(shared_data: Path, tmp_path: Pa
     assert r.exit_code != 0
     assert "body 'cube' in the map is not in the model" in r.output
     assert "Traceback" not in r.output and not out.exists()
+
+
+def test_parameters_resolve_and_write_into_the_mjcf(tmp_path: Path) -> None:
+    import mujoco
+
+    from real2sim.calibration.contact.mjcf import calibrated_xml
+    from real2sim.calibration.contact.params import resolve_contact
+    from real2sim.errors import ConfigError
+
+    xml = tmp_path / "m.xml"
+    xml.write_text(
+        '<mujoco><worldbody><geom name="table" type="plane" size="0 0 1" priority="2"/><body name="cube">'
+        '<freejoint/><geom name="cube_geom" type="box" size=".05 .05 .05" mass="0.37"/></body></worldbody></mujoco>'
+    )
+    model = mujoco.MjModel.from_xml_path(str(xml))
+    ps = resolve_contact(
+        ["geom:cube_*.friction[0]", "geom:cube_geom.solimp", "body:cube.mass", "body:cube.inertia"], model
+    )
+    names = [p.name for p in ps]
+    assert names[:2] == ["geom:cube_geom.friction[0]", "geom:cube_geom.solimp[0]"]
+    assert len(names) == 1 + 5 + 1 + 3
+    with pytest.raises(ConfigError, match="no geom named 'nothing'"):
+        resolve_contact(["geom:nothing.friction"], model)
+    with pytest.raises(ConfigError, match="3 components"):
+        resolve_contact(["geom:cube_geom.friction[3]"], model)
+    vals = np.array([0.3, 0.8, 0.9, 0.002, 0.4, 3.0, 0.5, 1e-3, 2e-3, 3e-3])
+    out = mujoco.MjModel.from_xml_string(calibrated_xml(xml, ps, vals, np.ones(len(ps), bool)))
+    g, b = out.geom("cube_geom").id, out.body("cube").id
+    assert out.geom_friction[g, 0] == pytest.approx(0.3)
+    np.testing.assert_allclose(out.geom_solimp[g], [0.8, 0.9, 0.002, 0.4, 3.0])
+    assert out.geom_priority[g] == 3  # above the table's 2
+    assert out.body_mass[b] == pytest.approx(0.5)
+    np.testing.assert_allclose(np.sort(out.body_inertia[b]), [1e-3, 2e-3, 3e-3])
