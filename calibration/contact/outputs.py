@@ -22,13 +22,13 @@ def run_and_write(cfg: CalibrateCfg, lmap) -> ContactReport:
 
         check_package(Path(cfg.package))  # fail before fitting
     report = run_contact(cfg, lmap)
+    if cfg.out_dir is not None:  # first: the package's MJCF may be the fitted model itself
+        write_contact_outputs(report, Path(cfg.out_dir), plots=cfg.report)
     if cfg.package is not None:
         from real2sim.calibration.contact.package import write_contact_package
 
         notes = write_contact_package(Path(cfg.package), report)
         report = replace(report, warnings=report.warnings + tuple(notes))
-    if cfg.out_dir is not None:
-        write_contact_outputs(report, Path(cfg.out_dir), plots=cfg.report)
     return report
 
 
@@ -105,7 +105,9 @@ def echo_summary(report: ContactReport, as_json: bool) -> None:
         return
     for p, v, s in zip(report.params, report.values, report.stderr, strict=True):
         click.echo(f"{p.name:40s} {v:12.6g} ± {s:.3g}")
-    click.echo(f"fit {report.fit_s:.1f} s over {report.windows} windows of {report.horizon:g} s")
+    click.echo(
+        f"fit {report.fit_s:.1f} s ({report.fit_cpu_s:.1f} s CPU) over {report.windows} windows of {report.horizon:g} s"
+    )
     for when in ("before", "after"):
         for split, e in report.summary(when).items():
             click.echo(
