@@ -20,6 +20,8 @@ from real2sim.trajectory import Trajectory
 if TYPE_CHECKING:
     import mujoco
 
+    from real2sim.calibration.contact.run import ContactReport
+
 
 def load_model(path: Path):
     import mujoco
@@ -318,8 +320,9 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
     return CalibrationReport(result, Path(cfg.model), tuple(prob.params), tuple(plots))
 
 
-def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
-    """``calibrate``, then write its outputs to ``cfg.out_dir`` when one is set."""
+def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult | ContactReport:
+    """``calibrate``, then write its outputs to ``cfg.out_dir`` when one is set: a ``CalibrationResult`` of a
+    robot's joints, or a ``ContactReport`` when the map names free bodies (``[bodies.NAME]``)."""
     from real2sim.calibration.mapping import load_map
     from real2sim.calibration.outputs import write_outputs
 
@@ -331,7 +334,7 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult:
     if lmap.bodies:
         from real2sim.calibration.contact.outputs import run_and_write
 
-        return run_and_write(cfg, lmap)  # type: ignore[return-value]
+        return run_and_write(cfg, lmap)
     if cfg.package is not None:
         from real2sim.calibration.package import package_files
 

@@ -63,7 +63,7 @@ def contact_ranges(
         if cov >= TARGET:
             chosen = s
             break
-    check = {"scale": chosen}
+    check: dict[str, float | tuple[float, float]] = {"scale": chosen}
     check["train"] = coverage(base, params, _ensemble(params, lo, hi, "free"), roller, lay, train)
     if holdout:
         check["holdout"] = coverage(base, params, _ensemble(params, lo, hi, "free"), roller, lay, holdout)

@@ -57,7 +57,9 @@ def command(model: Path, as_json: bool, **params: Any) -> None:
 
     out_dir = params["out_dir"]
     res = run_calibrate(cfg)
-    if hasattr(res, "randomization_check"):  # a contact fit: its own summary
+    from real2sim.calibration.contact.run import ContactReport
+
+    if isinstance(res, ContactReport):  # free bodies: a contact fit has its own summary
         from real2sim.calibration.contact.outputs import echo_summary
 
         echo_summary(res, as_json)

@@ -393,8 +393,14 @@ def _start_calibration(r: _Runner, s: Session) -> Background[CalibrationSummary]
 
 def _calibration_summary(cfg: Any) -> CalibrationSummary:
     from real2sim.calibration.run import run_calibrate
+    from real2sim.results import CalibrationResult
 
-    return CalibrationSummary.of(run_calibrate(cfg))
+    res = run_calibrate(cfg)
+    if not isinstance(res, CalibrationResult):
+        raise InputError(
+            cfg.map, "a session calibrates its robot's joints; fit free bodies with real2sim calibrate"
+        )
+    return CalibrationSummary.of(res)
 
 
 def _calibrate(
