@@ -39,12 +39,21 @@ def written_entries(folder: Path) -> set[str] | None:
 
 
 def foreign_entries(folder: Path) -> list[str]:
-    """Entries of ``folder`` that real2sim did not write (sorted); ``[]`` for an empty or real2sim folder."""
+    """Entries of ``folder`` that real2sim did not write (sorted); ``[]`` for an empty or real2sim folder. An entry
+    is real2sim's when the folder's marker lists it, or when it is itself a real2sim output folder (a scene saved
+    into ``OUT/scene`` by an earlier ``recon``, say) whose own marker lists everything in it."""
     names = sorted(os.listdir(folder))
-    ours = written_entries(folder)
-    if not names or (ours is not None and set(names) <= ours | {MARKER}):
-        return []
-    return [n for n in names if ours is None or n not in ours | {MARKER}]
+    ours = (written_entries(folder) or set()) | {MARKER}
+    return [n for n in names if n not in ours and not _own_folder(folder / n)]
+
+
+def _own_folder(path: Path) -> bool:
+    return (
+        path.is_dir()
+        and not path.is_symlink()
+        and written_entries(path) is not None
+        and not foreign_entries(path)
+    )
 
 
 def marker_json(entries: Iterable[str]) -> str:
