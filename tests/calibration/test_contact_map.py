@@ -11,15 +11,7 @@ import pytest
 from real2sim.calibration.contact.logs import read_motions, rotate_to_body
 from real2sim.calibration.mapping import load_map
 from real2sim.errors import InputError
-
-CUBE_MAP = """time = "t"
-[bodies.cube]
-pos = ["x", "y", "z"]
-quat = ["qw", "qx", "qy", "qz"]
-linvel = ["vx", "vy", "vz"]
-angvel = ["wx", "wy", "wz"]
-angvel_frame = "body"
-"""
+from tests.helpers.cube import MAP as CUBE_MAP
 
 
 def _tosses(shared_data: Path) -> Path:

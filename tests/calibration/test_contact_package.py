@@ -13,14 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from real2sim.cli import cli
-
-MAP = """time = "t"
-[bodies.cube]
-pos = ["x", "y", "z"]
-quat = ["qw", "qx", "qy", "qz"]
-linvel = ["vx", "vy", "vz"]
-angvel = ["wx", "wy", "wz"]
-"""
+from tests.helpers.cube import MAP
 
 
 @pytest.fixture(scope="module")
