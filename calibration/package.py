@@ -140,6 +140,24 @@ def _set_general(el: ET.Element, attribute: str | None, v: float) -> None:
         el.set("biastype", "affine")
 
 
+def write_checked_mjcf(mjcf: Path, root: ET.Element, text: str) -> None:
+    """Write the edited MJCF tree ``root`` over ``mjcf`` (whose text was ``text``) and compile it; a model that no
+    longer compiles is put back as it was and refused with one ``InputError``."""
+    import mujoco
+
+    new = ET.tostring(root, encoding="unicode") + ("\n" if text.endswith("\n") else "")
+    if " />" not in text:  # keep MjSpec's "<tag/>" spelling
+        new = new.replace(" />", "/>")
+    write_text(mjcf, new)
+    try:
+        mujoco.MjModel.from_xml_path(str(mjcf))
+    except ValueError as e:
+        write_text(mjcf, text)
+        raise InputError(
+            mjcf, f"calibrated package model does not compile: {str(e).splitlines()[0]}"
+        ) from None
+
+
 def write_package(pkg: Path, params: list[Resolved], values: np.ndarray, keep: np.ndarray) -> PackageEdit:
     """Write ``values`` (where ``keep`` is False: skipped, not identifiable) into the package; returns the edit.
     The MJCF is edited in place as XML (everything else in it stays as the exporter wrote it) and must compile."""
@@ -166,17 +184,7 @@ def write_package(pkg: Path, params: list[Resolved], values: np.ndarray, keep: n
         placed.append((p, float(v)))
         edit.rows.append((p.name, mjcf.name, f"{old:.6g}", f"{float(v):.6g}"))
     if placed:
-        new = ET.tostring(root, encoding="unicode") + ("\n" if text.endswith("\n") else "")
-        if " />" not in text:  # keep MjSpec's "<tag/>" spelling
-            new = new.replace(" />", "/>")
-        write_text(mjcf, new)
-        try:
-            mujoco.MjModel.from_xml_path(str(mjcf))
-        except ValueError as e:
-            write_text(mjcf, text)
-            raise InputError(
-                mjcf, f"calibrated package model does not compile: {str(e).splitlines()[0]}"
-            ) from None
+        write_checked_mjcf(mjcf, root, text)
     if urdf is not None and placed:
         _write_urdf(urdf, placed, edit)
     if usd is not None and placed:

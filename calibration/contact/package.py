@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.atomic import write_text
-from real2sim.errors import InputError
+from real2sim.calibration.package import write_checked_mjcf
 
 BEGIN, END = "<!-- real2sim contact calibration: begin -->", "<!-- real2sim contact calibration: end -->"
 
@@ -86,15 +86,7 @@ def write_contact_package(pkg: Path, report) -> list[str]:
         inert.set("pos", " ".join(_fmt(float(x)) for x in fitted.body_ipos[bid]))
         inert.set("diaginertia", " ".join(_fmt(float(x)) for x in fitted.body_inertia[bid]))
         rows.append((b, "mass", f"{float(fitted.body_mass[bid]):.4g} kg"))
-    new = ET.tostring(root, encoding="unicode") + ("\n" if text.endswith("\n") else "")
-    write_text(mjcf, new)
-    try:
-        mujoco.MjModel.from_xml_path(str(mjcf))
-    except ValueError as e:
-        write_text(mjcf, text)
-        raise InputError(
-            mjcf, f"calibrated package model does not compile: {str(e).splitlines()[0]}"
-        ) from None
+    write_checked_mjcf(mjcf, root, text)
     links = _link_values(fitted, geoms, bodies)
     for u in ([urdf] if urdf else []) + sorted((pkg / "urdf").glob("*.urdf")):
         _write_urdf(u, links)
