@@ -111,8 +111,8 @@ def _mujoco_warning(text: str) -> None:
 
 def route_mujoco_warnings() -> None:
     """Route MuJoCo's warnings to logging (shown with ``-v``): MuJoCo's default handler prints them and appends
-    them to ``MUJOCO_LOG.TXT`` in the current folder, outside ``-o``. Imports MuJoCo: the CLI calls it once a
-    command that simulates runs, and each worker process before its first task."""
+    them to ``MUJOCO_LOG.TXT`` in the current folder, outside ``-o``. Imports MuJoCo: each command that simulates
+    calls it once its inputs are checked (so that --help and input errors stay instant)."""
     import mujoco
 
     mujoco.set_mju_user_warning(_mujoco_warning)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import functools
 import re
 import sys
 import traceback
@@ -147,29 +146,11 @@ def one_line(text: str) -> str:
     return text if len(text) <= 2000 else text[:1000] + " ... " + text[-995:]
 
 
-def _routing_mujoco_warnings(command: click.Command) -> click.Command:
-    """``command`` with MuJoCo's warnings routed to logging once it runs (after its options are parsed, so that
-    ``--help`` and usage errors do not load MuJoCo)."""
-    callback = command.callback
-    assert callback is not None
-
-    @functools.wraps(callback)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        from real2sim.stdio import route_mujoco_warnings
-
-        route_mujoco_warnings()
-        return callback(*args, **kwargs)
-
-    command.callback = run
-    return command
-
-
 def _register() -> None:
     from real2sim.cli import calibrate, demo, export, process, recon, validate
 
-    cli.add_command(recon.command)  # reconstruction simulates nothing
-    for mod in (demo, export, validate, calibrate, process):
-        cli.add_command(_routing_mujoco_warnings(mod.command))
+    for mod in (demo, recon, export, validate, calibrate, process):
+        cli.add_command(mod.command)
 
 
 _register()

@@ -9,6 +9,7 @@ import click
 
 from real2sim.calibration.config import CalibrateCfg
 from real2sim.cli.options import Opt, build, options
+from real2sim.stdio import route_mujoco_warnings
 
 
 @click.command("calibrate")
@@ -53,6 +54,7 @@ def command(model: Path, as_json: bool, **params: Any) -> None:
     """Fit friction, inertia, actuator and delay parameters of MODEL to robot logs."""
     cfg = build(CalibrateCfg, params, model=model)
     cfg.validate()  # light: bad options and missing files are reported before the fit's libraries load
+    route_mujoco_warnings()  # the inputs are checked: MuJoCo may load now
     from real2sim.calibration.run import run_calibrate
 
     out_dir = params["out_dir"]

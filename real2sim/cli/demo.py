@@ -9,6 +9,7 @@ import click
 
 from real2sim.cli.options import Opt, build, options
 from real2sim.pipeline.config import DemoCfg
+from real2sim.stdio import route_mujoco_warnings
 
 
 @click.command("demo")
@@ -26,6 +27,7 @@ def command(**params: Any) -> None:
     """Run everything on sample_data/ (scans -> scene -> sim package; robot logs -> calibration) and summarise."""
     from rich.console import Console
 
+    route_mujoco_warnings()  # the inputs are checked: MuJoCo may load now
     from real2sim.pipeline.demo import render_summary, run_demo
 
     res = run_demo(build(DemoCfg, params))

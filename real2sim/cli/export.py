@@ -10,6 +10,7 @@ import click
 from real2sim.cli.inputs import check_path
 from real2sim.cli.options import Opt, build, options
 from real2sim.export.config import ExportCfg
+from real2sim.stdio import route_mujoco_warnings
 
 
 @click.command("export")
@@ -44,6 +45,7 @@ from real2sim.export.config import ExportCfg
 def command(**params: Any) -> None:
     """Export SCENE_DIR (scene.json + meshes/) to a validated sim package."""
     check_path(params["scene_dir"], "any", "no such scene folder")
+    route_mujoco_warnings()  # the inputs are checked: MuJoCo may load now
     from real2sim.cli.echo import echo_summary
     from real2sim.export.package import run_export
 

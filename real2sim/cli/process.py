@@ -11,6 +11,7 @@ from real2sim.cli.inputs import check_path
 from real2sim.cli.options import Opt, options
 from real2sim.executor import ExecutorCfg
 from real2sim.pipeline.config import ProcessCfg
+from real2sim.stdio import route_mujoco_warnings
 
 
 @click.command("process")
@@ -36,6 +37,7 @@ def command(sessions: tuple[Path, ...], out_dir: Path, ray: str | None, **params
     from rich.console import Console
     from rich.markup import escape
 
+    route_mujoco_warnings()  # the inputs are checked: MuJoCo may load now
     from real2sim.pipeline.process import run_batch
     from real2sim.pipeline.session import load_session
 

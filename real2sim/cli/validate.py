@@ -11,6 +11,7 @@ import click
 from real2sim.cli.inputs import check_path
 from real2sim.cli.options import build, options
 from real2sim.export.config import ValidateCfg
+from real2sim.stdio import route_mujoco_warnings
 
 
 @click.command("validate")
@@ -21,6 +22,7 @@ from real2sim.export.config import ValidateCfg
 def command(ctx: click.Context, pkg_dir: Path, as_json: bool, **params: Any) -> None:
     """Compile, load and step the package in PKG_DIR and report every check."""
     check_path(pkg_dir, "dir", "no such package folder")
+    route_mujoco_warnings()  # the inputs are checked: MuJoCo may load now
     from real2sim.atomic import dumps_json
     from real2sim.export.validate import validate_package
 
