@@ -260,10 +260,14 @@ def _write_readme(readme: Path, edit: PackageEdit) -> None:
         ]
     lines += [f"- {n}" for n in edit.notes] if edit.notes else []
     lines.append(END)
-    block = "\n".join(lines) + "\n"
+    write_readme_section(readme, "\n".join(lines) + "\n")
+
+
+def write_readme_section(readme: Path, block: str, begin: str = BEGIN, end: str = END) -> None:
+    """Put ``block`` (from ``begin`` to ``end``) into ``readme``: in place of an earlier one, else at the end."""
     text = readme.read_text() if readme.is_file() else ""
-    if BEGIN in text and END in text:
-        a, b = text.index(BEGIN), text.index(END) + len(END)
+    if begin in text and end in text:
+        a, b = text.index(begin), text.index(end) + len(end)
         text = text[:a] + block.rstrip("\n") + text[b:]
     else:
         text = text.rstrip("\n") + ("\n\n" if text else "") + block

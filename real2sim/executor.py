@@ -78,7 +78,7 @@ def _run_pool(fn: Callable[[Any], Any], items: list[Any], workers: int, label: s
     try:
         # workers start in submit and load NumPy's BLAS before the initializer runs: the budget goes in their env;
         # Ctrl-C reaches the whole process group: the workers start with SIGINT blocked and then ignore it
-        with _spawn_env(threads), _blocked(signal.SIGINT):
+        with spawn_env(threads), _blocked(signal.SIGINT):
             futures = [pool.submit(fn, x) for x in items]
         out = []
         with progress(label or "working", total=len(items)) as advance:
@@ -213,7 +213,7 @@ def thread_budget() -> int:
 
 
 @contextlib.contextmanager
-def _spawn_env(threads: int) -> Iterator[None]:
+def spawn_env(threads: int) -> Iterator[None]:
     """The thread-pool variables set to ``threads`` while worker processes are spawned (they inherit them)."""
     old = {v: os.environ.get(v) for v in THREAD_VARS}
     for v in THREAD_VARS:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.atomic import write_text
-from real2sim.calibration.package import write_checked_mjcf
+from real2sim.calibration.package import write_checked_mjcf, write_readme_section
 
 BEGIN, END = "<!-- real2sim contact calibration: begin -->", "<!-- real2sim contact calibration: end -->"
 
@@ -212,14 +212,7 @@ def _section(rows: list[tuple[str, str, str]], report) -> list[str]:
 
 
 def _write_readme(readme: Path, rows, report) -> None:
-    block = "\n".join([BEGIN, *_section(rows, report), END]) + "\n"
-    text = readme.read_text() if readme.is_file() else ""
-    if BEGIN in text and END in text:
-        a, b = text.index(BEGIN), text.index(END) + len(END)
-        text = text[:a] + block.rstrip("\n") + text[b:]
-    else:
-        text = text.rstrip("\n") + ("\n\n" if text else "") + block
-    write_text(readme, text)
+    write_readme_section(readme, "\n".join([BEGIN, *_section(rows, report), END]) + "\n", BEGIN, END)
 
 
 def _write_report(path: Path, rows) -> None:

@@ -9,6 +9,7 @@ it (``cancel``), so nothing is written after the command has reported its error.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import pickle
 import time
@@ -50,25 +51,16 @@ class Background(Generic[T]):
 
     def __init__(self, fn: Callable[[Any], T], arg: Any, what: str, threads: int | None = None) -> None:
         import multiprocessing as mp
-        import os
 
-        from real2sim.executor import THREAD_VARS
+        from real2sim.executor import spawn_env
 
         ctx = mp.get_context("spawn")
         self.what = what
         self._recv, send = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_child, args=(fn, arg, send, logging.getLogger().getEffectiveLevel()))
-        old = {v: os.environ.get(v) for v in THREAD_VARS}
-        if threads is not None:  # the thread pools the process sizes when its libraries load
-            os.environ.update({v: str(threads) for v in THREAD_VARS})
-        try:
+        # the thread pools the process sizes when its libraries load
+        with spawn_env(threads) if threads is not None else contextlib.nullcontext():
             self._proc.start()
-        finally:
-            for v, x in old.items():
-                if x is None:
-                    os.environ.pop(v, None)
-                else:
-                    os.environ[v] = x
         send.close()
 
     def result(self) -> tuple[T, float]:

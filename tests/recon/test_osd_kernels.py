@@ -111,7 +111,7 @@ def test_touching_objects_survive_jitter(shared_data: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="open: 0.1 mm of jitter moves test56's patch graph (measured 13 and 15 objects for jitter seeds 1, 2)",
+    reason="open: 0.1 mm of jitter changes test56's object count (figures in docs/reliability.md)",
 )
 def test_cluttered_pile_survives_jitter(shared_data: Path) -> None:
     res = _run(shared_data, "test56", None, jitter=1e-4)
