@@ -83,7 +83,26 @@ def points_to_scene(
 ) -> ReconOutput:
     """Reconstruct a scene from one cloud. ``up``: the gravity-up direction in the cloud's frame when known (scan
     poses given); ``keep_xy``: keep the input x/y axes and origin (only re-level and shift in z). ``timings``, when
-    given, receives seconds per stage (``support``, ``segment``, ``mesh``)."""
+    given, receives seconds per stage (``support``, ``segment``, ``mesh``).
+
+    BLAS runs single-threaded here: every product is tall and thin (N x 3 points times a 3 x 3 frame), where a
+    second BLAS thread costs more than it gains, and far more on a busy machine, where its threads spin waiting
+    for a core (docs/speed.md)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _points_to_scene(cloud, cfg, object_only, input_name, up, keep_xy, timings)
+
+
+def _points_to_scene(
+    cloud: PointCloud,
+    cfg: PointCloudReconCfg,
+    object_only: bool,
+    input_name: str,
+    up: np.ndarray | None,
+    keep_xy: bool,
+    timings: dict[str, float] | None,
+) -> ReconOutput:
     clock = _Clock(timings)
     name = input_name or cloud.source or "point cloud"
     valid = cloud.valid_mask()
