@@ -50,7 +50,8 @@ from real2sim.transforms import apply_transform
 
 def check_extent(points: np.ndarray, cfg: PointCloudReconCfg, name: str) -> None:
     """Reject clouds whose size says the units are wrong."""
-    ext = float(np.linalg.norm(np.percentile(points, 99, axis=0) - np.percentile(points, 1, axis=0)))
+    p1, p99 = np.percentile(points, [1, 99], axis=0)
+    ext = float(np.linalg.norm(p99 - p1))
     if not 1e-12 < ext < 1e9:  # no unit makes a scan this big or small: the numbers themselves are misread
         raise InputError(name, f"the cloud spans {ext:.4g} m: these are not coordinates in any unit; is the file's "
                                "byte order (endianness) or number type wrong?")  # fmt: skip
