@@ -186,16 +186,28 @@ THIN_WALL_FRACTION = 0.25
 
 
 def thin_wall_fraction(points: np.ndarray, normals: np.ndarray, radius: float) -> float:
-    """Share of ``points`` with a point whose normal faces the other way (cosine below -0.5) within ``radius``."""
-    tree = cKDTree(points)
-    pairs = tree.query_pairs(radius, output_type="ndarray")
-    if len(pairs) == 0:
-        return 0.0
-    opp = np.einsum("ij,ij->i", normals[pairs[:, 0]], normals[pairs[:, 1]]) < -0.5
+    """Share of ``points`` with a point whose normal faces the other way (cosine below -0.5) within ``radius``.
+
+    Unit normals with a cosine below -0.5 have, along some axis, components of opposite signs whose product is
+    below -1/6 (so each above 1/6 in size): only pairs across such a split are searched, axis by axis."""
     hit = np.zeros(len(points), dtype=bool)
-    hit[pairs[opp, 0]] = True
-    hit[pairs[opp, 1]] = True
-    return float(hit.mean())
+    for k in range(3):
+        pos = np.flatnonzero(normals[:, k] > OPPOSITE_COMPONENT)
+        neg = np.flatnonzero(normals[:, k] < -OPPOSITE_COMPONENT)
+        if len(pos) == 0 or len(neg) == 0:
+            continue
+        near = cKDTree(points[pos]).sparse_distance_matrix(
+            cKDTree(points[neg]), radius, output_type="ndarray"
+        )
+        i, j = pos[near["i"]], neg[near["j"]]
+        opp = np.einsum("ij,ij->i", normals[i], normals[j]) < -0.5
+        hit[i[opp]] = True
+        hit[j[opp]] = True
+    return float(hit.mean()) if len(hit) else 0.0
+
+
+OPPOSITE_COMPONENT = 1.0 / 6.0 - 1e-9
+"""Normal components smaller than this in size cannot take part in a cosine below -0.5 on their axis."""
 
 
 def _symmetry_completion(

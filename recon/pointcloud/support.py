@@ -78,10 +78,12 @@ def rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def fit_plane_lsq(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Least-squares plane (unit normal, centroid) of points."""
+    """Least-squares plane (unit normal, centroid) of points: the normal is the scatter matrix's eigenvector of the
+    smallest eigenvalue (a 3 x 3 problem, not a decomposition of every point)."""
     c = points.mean(axis=0)
-    _, _, vt = np.linalg.svd(points - c, full_matrices=False)
-    return vt[2], c
+    q = points - c
+    _, v = np.linalg.eigh(q.T @ q)
+    return v[:, 0], c
 
 
 def _ransac_planes(
