@@ -12,6 +12,7 @@ at most ``margin`` behind the measured point), so range noise on the table leave
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -46,6 +47,35 @@ class FreeSpace:
         if len(sensors) > MAX_SENSORS:
             sensors, sid = None, None
         return cls(ends, origins, np.asarray(on_support, dtype=bool), sid, sensors)
+
+    def sensor_rays(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The rays of sensor ``k``: their indices and unit directions from the sensor (computed once, shared by
+        every object's carving)."""
+        return self._sensor_rays[k]
+
+    def in_box(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Indices (ascending) of the rays whose end point lies in the box ``lo`` .. ``hi`` (bounds included)."""
+        xs, order = self._x_order
+        cand = order[np.searchsorted(xs, lo[0], side="left") : np.searchsorted(xs, hi[0], side="right")]
+        e = self.ends[cand]
+        ok = np.all((e >= lo) & (e <= hi), axis=1)
+        return np.sort(cand[ok])
+
+    @cached_property
+    def _x_order(self) -> tuple[np.ndarray, np.ndarray]:
+        order = np.argsort(self.ends[:, 0])  # ties in any order: ``in_box`` sorts what it selects
+        return self.ends[order, 0], order
+
+    @cached_property
+    def _sensor_rays(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        if self.sensors is None or self.sensor_id is None:
+            return []
+        out = []
+        for k, o in enumerate(self.sensors):
+            idx = np.flatnonzero(self.sensor_id == k)
+            d = self.ends[idx] - o
+            out.append((idx, d / (np.linalg.norm(d, axis=1, keepdims=True) + 1e-300)))
+        return out
 
 
 def carve(
@@ -156,7 +186,10 @@ def carve_projective(
             return None
         uv = cl[:, :2] / cl[:, 2:]
         uv_lo, uv_hi = uv.min(axis=0), uv.max(axis=0)
-        idx = np.flatnonzero(rays.sensor_id == k)
+        # only rays within the cone around c that holds the uv box can fall in it (a cheap pre-selection)
+        idx, unit = rays.sensor_rays(k)
+        r2 = float(np.maximum(uv_lo**2, uv_hi**2).sum())  # the uv box's farthest corner from the axis
+        idx = idx[unit @ c >= 1.0 / np.sqrt(1.0 + r2) - 1e-6]
         d = rays.ends[idx] - o
         dl = d @ B
         ok = dl[:, 2] > 1e-9
@@ -206,22 +239,36 @@ def unseen_solid(carved: np.ndarray, spacing_vox: float) -> np.ndarray:
     return solid
 
 
-def ray_spacing(ends: np.ndarray, origins: np.ndarray, sample: int = 4000, seed: int = 0) -> float:
+def ray_spacing_of(rays: FreeSpace, idx: np.ndarray) -> float:
+    """``ray_spacing`` of the rays ``idx``, grouped by the sensor list when the rays have one (the same groups as
+    their rounded origins give, without sorting every ray's origin)."""
+    if rays.sensors is None or rays.sensor_id is None:
+        return ray_spacing(rays.ends[idx], np.asarray(rays.origins)[idx])
+    _, of_sensor = np.unique(np.round(rays.sensors, 6), axis=0, return_inverse=True)
+    return ray_spacing(rays.ends[idx], None, groups=of_sensor.reshape(-1)[rays.sensor_id[idx]])
+
+
+def ray_spacing(
+    ends: np.ndarray,
+    origins: np.ndarray | None,
+    sample: int = 4000,
+    seed: int = 0,
+    groups: np.ndarray | None = None,
+) -> float:
     """Typical distance [m] between neighbouring rays of one sensor near ``ends``: the median nearest-neighbour
     distance of end points that share a sensor origin (all points together when origins are all distinct)."""
     from scipy.spatial import cKDTree
 
     if len(ends) < 2:
         return 0.0
-    key = np.round(origins, 6)
-    uniq, inv = np.unique(key, axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
-    groups = (
-        [np.flatnonzero(inv == g) for g in range(len(uniq))] if len(uniq) <= 64 else [np.arange(len(ends))]
-    )
+    if groups is None:  # group by the rounded origins
+        _, inv = np.unique(np.round(np.asarray(origins), 6), axis=0, return_inverse=True)
+        groups = inv.reshape(-1)
+    present = np.unique(groups)
+    members = [np.flatnonzero(groups == g) for g in present] if len(present) <= 64 else [np.arange(len(ends))]
     rng = np.random.default_rng(seed)
     dists = []
-    for g in groups:
+    for g in members:
         if len(g) < 2:
             continue
         q = g if len(g) <= sample else rng.choice(g, sample, replace=False)

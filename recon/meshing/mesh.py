@@ -24,7 +24,7 @@ from scipy.spatial import ConvexHull, QhullError, cKDTree
 
 from real2sim.errors import StageError
 from real2sim.executor import thread_budget
-from real2sim.recon.meshing.carve import FreeSpace, carve, carve_projective, ray_spacing, unseen_solid
+from real2sim.recon.meshing.carve import FreeSpace, carve, carve_projective, ray_spacing_of, unseen_solid
 from real2sim.recon.meshing.surface import keep_largest_inside, poisson_surface, seal, surface_within_budget
 from real2sim.recon.pointcloud.support import polygon_signed_distance
 
@@ -186,16 +186,28 @@ THIN_WALL_FRACTION = 0.25
 
 
 def thin_wall_fraction(points: np.ndarray, normals: np.ndarray, radius: float) -> float:
-    """Share of ``points`` with a point whose normal faces the other way (cosine below -0.5) within ``radius``."""
-    tree = cKDTree(points)
-    pairs = tree.query_pairs(radius, output_type="ndarray")
-    if len(pairs) == 0:
-        return 0.0
-    opp = np.einsum("ij,ij->i", normals[pairs[:, 0]], normals[pairs[:, 1]]) < -0.5
+    """Share of ``points`` with a point whose normal faces the other way (cosine below -0.5) within ``radius``.
+
+    Unit normals with a cosine below -0.5 have, along some axis, components of opposite signs whose product is
+    below -1/6 (so each above 1/6 in size): only pairs across such a split are searched, axis by axis."""
     hit = np.zeros(len(points), dtype=bool)
-    hit[pairs[opp, 0]] = True
-    hit[pairs[opp, 1]] = True
-    return float(hit.mean())
+    for k in range(3):
+        pos = np.flatnonzero(normals[:, k] > OPPOSITE_COMPONENT)
+        neg = np.flatnonzero(normals[:, k] < -OPPOSITE_COMPONENT)
+        if len(pos) == 0 or len(neg) == 0:
+            continue
+        near = cKDTree(points[pos]).sparse_distance_matrix(
+            cKDTree(points[neg]), radius, output_type="ndarray"
+        )
+        i, j = pos[near["i"]], neg[near["j"]]
+        opp = np.einsum("ij,ij->i", normals[i], normals[j]) < -0.5
+        hit[i[opp]] = True
+        hit[j[opp]] = True
+    return float(hit.mean()) if len(hit) else 0.0
+
+
+OPPOSITE_COMPONENT = 1.0 / 6.0 - 1e-9
+"""Normal components smaller than this in size cannot take part in a cosine below -0.5 on their axis."""
 
 
 def _symmetry_completion(
@@ -244,15 +256,14 @@ def _carved_solid(
     hi = lo + h * (np.asarray(shape) - 1)
     if _distrusted_origins(lo, hi, h, rays, support_z):
         return None, None
-    margin, _ = _carve_margin(points, normals, rays, lo, hi, h)
-    ends = np.asarray(rays.ends)
-    inside = np.all((ends >= lo) & (ends <= hi), axis=1)
+    inside = rays.in_box(lo, hi)
+    margin, _ = _carve_margin(points, normals, rays, lo, hi, h, inside)
     carved = carve_projective(lo, h, shape, rays, margin, support_z)
     if carved is None:
         carved = carve(lo, h, shape, rays, margin, support_z)
     if extra is not None:
         carved |= extra(lo, h, shape)
-    spacing = ray_spacing(ends[inside], np.asarray(rays.origins)[inside]) / h
+    spacing = ray_spacing_of(rays, inside) / h
     return unseen_solid(carved, spacing), margin + h
 
 
@@ -268,13 +279,14 @@ def _distrusted_origins(
 
 
 def _carve_margin(points: np.ndarray, normals: np.ndarray, rays: FreeSpace, lo: np.ndarray, hi: np.ndarray,
-                  h: float) -> tuple[float, float]:  # fmt: skip
-    """``(margin, sigma)``: the range noise sigma [m] of the rays ending in the box and the carving margin."""
+                  h: float, inside: np.ndarray | None = None) -> tuple[float, float]:  # fmt: skip
+    """``(margin, sigma)``: the range noise sigma [m] of the rays ending in the box and the carving margin.
+    ``inside``: the indices of those rays when known (``FreeSpace.in_box``)."""
     ends = np.asarray(rays.ends)
-    inside = np.all((ends >= lo) & (ends <= hi), axis=1)
-    sigma = range_noise(
-        points, normals, ends, np.asarray(rays.origins), inside & ~np.asarray(rays.on_support, bool)
-    )
+    idx = rays.in_box(lo, hi) if inside is None else inside
+    mask = np.zeros(len(ends), dtype=bool)
+    mask[idx] = ~np.asarray(rays.on_support, bool)[idx]
+    sigma = range_noise(points, normals, ends, np.asarray(rays.origins), mask)
     return max(2.5 * sigma, CARVE_ROUNDING * h), sigma
 
 

@@ -139,10 +139,22 @@ def poisson_surface(points: np.ndarray, normals: np.ndarray, cfg: PoissonCfg) ->
 
 
 def largest_component(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
-    parts = mesh.split(only_watertight=False)
-    if len(parts) <= 1:
+    """The component (by shared edges) with the most faces; ``mesh`` itself when it is one piece (counted first:
+    splitting copies every piece)."""
+    comps = trimesh.graph.connected_components(
+        edges=mesh.face_adjacency, nodes=np.arange(len(mesh.faces)), min_len=1
+    )
+    if len(comps) <= 1:
         return mesh
-    return max(parts, key=lambda m: len(m.faces))
+    return max(mesh.split(only_watertight=False), key=lambda m: len(m.faces))
+
+
+def signed_volume(mesh: trimesh.Trimesh) -> float:
+    """The enclosed volume, negative for an inward-facing mesh (trimesh's volume term alone, without the rest of
+    its mass properties)."""
+    tri = mesh.triangles
+    f1 = tri[:, 0, 0] + tri[:, 1, 0] + tri[:, 2, 0]
+    return float((mesh.triangles_cross[:, 0] * f1).sum()) / 6.0
 
 
 def decimate(mesh: trimesh.Trimesh, max_triangles: int) -> trimesh.Trimesh:
@@ -192,6 +204,6 @@ def ensure_closed(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
         mesh = trimesh.Trimesh(v, f, process=True)
         if not (mesh.is_watertight and mesh.is_winding_consistent):
             raise StageError("could not make the object mesh watertight")
-    if mesh.volume < 0:
+    if signed_volume(mesh) < 0:
         mesh.invert()
     return mesh

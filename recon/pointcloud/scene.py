@@ -50,7 +50,8 @@ from real2sim.transforms import apply_transform
 
 def check_extent(points: np.ndarray, cfg: PointCloudReconCfg, name: str) -> None:
     """Reject clouds whose size says the units are wrong."""
-    ext = float(np.linalg.norm(np.percentile(points, 99, axis=0) - np.percentile(points, 1, axis=0)))
+    p1, p99 = np.percentile(points, [1, 99], axis=0)
+    ext = float(np.linalg.norm(p99 - p1))
     if not 1e-12 < ext < 1e9:  # no unit makes a scan this big or small: the numbers themselves are misread
         raise InputError(name, f"the cloud spans {ext:.4g} m: these are not coordinates in any unit; is the file's "
                                "byte order (endianness) or number type wrong?")  # fmt: skip
@@ -83,7 +84,26 @@ def points_to_scene(
 ) -> ReconOutput:
     """Reconstruct a scene from one cloud. ``up``: the gravity-up direction in the cloud's frame when known (scan
     poses given); ``keep_xy``: keep the input x/y axes and origin (only re-level and shift in z). ``timings``, when
-    given, receives seconds per stage (``support``, ``segment``, ``mesh``)."""
+    given, receives seconds per stage (``support``, ``segment``, ``mesh``).
+
+    BLAS runs single-threaded here: every product is tall and thin (N x 3 points times a 3 x 3 frame), where a
+    second BLAS thread costs more than it gains, and far more on a busy machine, where its threads spin waiting
+    for a core (docs/speed.md)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _points_to_scene(cloud, cfg, object_only, input_name, up, keep_xy, timings)
+
+
+def _points_to_scene(
+    cloud: PointCloud,
+    cfg: PointCloudReconCfg,
+    object_only: bool,
+    input_name: str,
+    up: np.ndarray | None,
+    keep_xy: bool,
+    timings: dict[str, float] | None,
+) -> ReconOutput:
     clock = _Clock(timings)
     name = input_name or cloud.source or "point cloud"
     valid = cloud.valid_mask()

@@ -78,22 +78,26 @@ def rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def fit_plane_lsq(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Least-squares plane (unit normal, centroid) of points."""
+    """Least-squares plane (unit normal, centroid) of points: the normal is the scatter matrix's eigenvector of the
+    smallest eigenvalue (a 3 x 3 problem, not a decomposition of every point)."""
     c = points.mean(axis=0)
-    _, _, vt = np.linalg.svd(points - c, full_matrices=False)
-    return vt[2], c
+    q = points - c
+    _, v = np.linalg.eigh(q.T @ q)
+    return v[:, 0], c
 
 
 def _ransac_planes(
-    pts: np.ndarray, dist: float, n_planes: int, seed: int
+    pts: np.ndarray, dist: float, n_planes: int, seed: int, min_inliers: int = 50
 ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Up to ``n_planes`` planes found one after another, each in the points the earlier ones left; the search stops
+    when fewer than ``min_inliers`` points are left (no further plane could hold that many)."""
     import open3d as o3d
 
     o3d.utility.random.seed(seed)
     out = []
     remaining = np.arange(len(pts))
     for _ in range(n_planes):
-        if len(remaining) < 50:
+        if len(remaining) < max(min_inliers, 50):
             break
         pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(pts[remaining]))
         model, inl = pc.segment_plane(distance_threshold=dist, ransac_n=3, num_iterations=1000)
@@ -144,8 +148,9 @@ def fit_support(
     ds, _ = voxel_downsample(points, voxel)
     # Candidates: the few largest planes of the evenly sampled cloud; the support is the one holding the most of
     # the sensor's own points (a near table outweighs a larger, farther floor or wall).
-    planes = _ransac_planes(ds, distance, 3, seed)
-    planes = [(m, inl) for m, inl in planes if len(inl) >= max(min_fraction * len(ds), 50)]
+    min_inliers = max(min_fraction * len(ds), 50)
+    planes = _ransac_planes(ds, distance, 3, seed, int(np.ceil(min_inliers)))
+    planes = [(m, inl) for m, inl in planes if len(inl) >= min_inliers]
     if not planes:
         raise StageError(
             f"{where}no support plane found (no plane holds {min_fraction:.0%} of the points); "
