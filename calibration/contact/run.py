@@ -46,6 +46,8 @@ class ContactReport:
     notes: tuple[str, ...] = field(default_factory=tuple)
     cone: str | None = None
     """Friction cone written into the calibrated model ('elliptic'); None: the model's own is kept."""
+    friction_cone: str = "pyramidal"
+    """The calibrated model's friction cone, written or the model's own: 'elliptic' or 'pyramidal'."""
 
     def summary(self, when: str = "after") -> dict[str, dict[str, float]]:
         ev = self.after if when == "after" else self.before
@@ -59,7 +61,8 @@ class ContactReport:
             "kind": "contact",
             "model": self.model_path.name,
             "window_s": self.horizon,
-            "friction_cone": self.cone or "model",
+            "friction_cone": self.friction_cone,
+            "friction_cone_written": self.cone is not None,
             "fit_windows": self.windows,
             "params": [
                 {
@@ -120,6 +123,8 @@ def set_cone(model, cone: str) -> str | None:
 
 def run_contact(cfg: CalibrateCfg, lmap) -> ContactReport:
     import time
+
+    import mujoco
 
     from real2sim.calibration import honest
     from real2sim.calibration.fit import uncertainty
@@ -222,5 +227,5 @@ def run_contact(cfg: CalibrateCfg, lmap) -> ContactReport:
     return ContactReport(
         tuple(params), values, x0, se, lower, upper, before, after, tuple(logs), tuple(warnings), rand, chk,
         Path(cfg.model), fit_s, fit_cpu, int(win.state.shape[0]), horizon, lay.scale[0], tuple(notes),
-        cone,
+        cone, "elliptic" if base.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC else "pyramidal",
     )  # fmt: skip

@@ -107,7 +107,7 @@ def test_elliptic_cone_lands_the_cube_closer(fitted, shared_data: Path) -> None:
     from real2sim.calibration.mapping import load_map
 
     out, res, tmp = fitted
-    assert res["friction_cone"] == "elliptic"
+    assert res["friction_cone"] == "elliptic" and res["friction_cone_written"]
     m = mujoco.MjModel.from_xml_path(str(out / "cube_calibrated.xml"))
     assert m.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC
     src = sorted((shared_data / "object_logs" / "contactnets_cube" / "tosses").glob("*.csv"))[:40]
