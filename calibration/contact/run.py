@@ -17,9 +17,9 @@ from real2sim.calibration.contact.sim import Roller, layout, make_windows
 from real2sim.errors import ConfigError, InputError
 
 HOLDOUT_EVERY = 5
+"""Without --holdout, every fifth log (the 5th, 10th, ...) is held out: evaluated, never fitted."""
 MAX_WINDOWS = 1000
 """Contact windows fitted when --max-windows is not given (evenly thinned)."""
-"""Without --holdout, every fifth log (the 5th, 10th, ...) is held out: evaluated, never fitted."""
 
 
 @dataclass(frozen=True)
