@@ -187,7 +187,7 @@ def run(quick: bool) -> dict:
     from real2sim.calibration.config import CalibrateCfg
     from real2sim.calibration.contact.fit import model_at
     from real2sim.calibration.contact.logs import read_motions
-    from real2sim.calibration.contact.run import load_model, run_contact
+    from real2sim.calibration.contact.run import load_model, run_contact, set_cone
     from real2sim.calibration.contact.sim import Roller, layout
     from real2sim.calibration.mapping import load_map
 
@@ -219,18 +219,15 @@ def run(quick: bool) -> dict:
     ours_wall = time.perf_counter() - t0
     params = list(rep.params)
     base = model_at(model, [], np.zeros(0))
+    ours = model_at(base, params, np.where(np.isfinite(rep.stderr), rep.values, rep.initial))
+    set_cone(ours, rep.cone or "model")  # the calibrated model's cone
     methods = {
         "MuJoCo defaults": {"wall_s": 0.0, **scores(model, lay, roller, hold)},
         "real2sim": {
             "wall_s": rep.fit_s,
             "cpu_s": rep.fit_cpu_s,
             "wall_s_with_evaluation": ours_wall,
-            **scores(
-                model_at(base, params, np.where(np.isfinite(rep.stderr), rep.values, rep.initial)),
-                lay,
-                roller,
-                hold,
-            ),
+            **scores(ours, lay, roller, hold),
         },
     }
     xg, gwall, ginfo = grid_search(base, params, roller, lay, train, quick)
@@ -244,6 +241,15 @@ def run(quick: bool) -> dict:
         "cpu_s": ginfo["cpu_s"],
         **scores(model_at(base, params, ginfo["best_by_windows"]), lay, roller, hold),
     }
+    ell = model_at(base, [], np.zeros(0))
+    if set_cone(ell, "elliptic"):  # the same grid with the calibrated model's cone: the cone's share
+        xe, ewall, einfo = grid_search(ell, params, roller, lay, train, quick)
+        methods["grid, elliptic cone (ranked by whole toss)"] = {
+            "wall_s": ewall,
+            "cpu_s": einfo["cpu_s"],
+            **scores(model_at(ell, params, xe), lay, roller, hold),
+        }
+    methods.update(pybullet_methods(model, lay, train, hold, rep, quick))
     sy = sysid_try(tmp / "cube.xml", params, rep.initial, rep.lower, rep.upper, lay, train, quick)
     if "values" in sy:
         methods["mujoco.sysid"] = {
@@ -253,7 +259,9 @@ def run(quick: bool) -> dict:
         }
     g = methods["grid (ranked by whole toss)"]
     o = methods["real2sim"]
+    pbd, pbf = methods["PyBullet defaults"], methods["PyBullet, fitted for PyBullet"]
     return {
+        "pybullet_fitted_vs_defaults": {w: pbf[w] / pbd[w] for w in ("window", "whole", "rest")},
         "dataset": f"ContactNets cube, {len(train)} fitted / {len(hold)} held-out tosses",
         "methods": methods,
         "ratios_vs_grid": {w: o[w] / g[w] for w in ("window", "whole", "rest")},
@@ -261,6 +269,45 @@ def run(quick: bool) -> dict:
         "grid_points": ginfo["points"],
         "sysid": {k: v for k, v in sy.items() if k != "values"},
     }
+
+
+def pybullet_methods(model, lay, train, hold, rep, quick: bool) -> dict:
+    """PyBullet's defaults, the MuJoCo-fitted friction as the package URDF gives it, and a fit for PyBullet."""
+    from pybullet_contact import BATCH, BulletCubes, fit, scores
+
+    from real2sim.calibration.contact.fit import model_at
+    from real2sim.calibration.contact.package import restitution
+    from real2sim.calibration.contact.sim import make_windows
+
+    mb = model_at(model, [], np.zeros(0))
+    mb.opt.timestep = 1.0 / 240.0  # PyBullet's step: windows of 24 steps = 0.1 s
+    side = lay.scale[0]
+    hold_win = make_windows(mb, lay, hold, 0.1)
+    train_win = make_windows(
+        mb, lay, train, 0.1, stride=2, contact_only=True, max_windows=100 if quick else 600
+    )
+    sim = BulletCubes(BATCH, side, float(model.body_mass[model.body("cube").id]))
+    v = {p.name: float(x) for p, x in zip(rep.params, rep.values, strict=True)}
+    urdf = np.array([v["geom:cube_geom.friction[0]"], v["geom:cube_geom.friction[1]"],
+                     v["geom:cube_geom.friction[2]"], max(restitution(v["geom:cube_geom.solref[1]"]), 1e-3)])  # fmt: skip
+    out = {
+        "PyBullet defaults": {"wall_s": 0.0, **scores(sim, None, hold, hold_win, mb.nq, side)},
+        "PyBullet, MuJoCo-fitted values (package URDF)": {
+            "wall_s": 0.0,
+            **scores(sim, urdf, hold, hold_win, mb.nq, side),
+        },
+    }
+    f = fit(sim, train_win, mb.nq, side, max_nfev=3 if quick else 30)
+    out["PyBullet, fitted for PyBullet"] = {
+        "wall_s": f["wall_s"],
+        "cpu_s": f["cpu_s"],
+        "values": dict(
+            zip(("lateral", "spinning", "rolling", "restitution"), map(float, f["values"]), strict=True)
+        ),
+        **scores(sim, f["values"], hold, hold_win, mb.nq, side),
+    }
+    sim.close()
+    return out
 
 
 def main() -> None:
@@ -285,6 +332,11 @@ def main() -> None:
     r = res["ratios_vs_grid"]
     con.print(
         f"real2sim / grid: windows {r['window']:.3f}x, whole toss {r['whole']:.3f}x, rest {r['rest']:.3f}x"
+    )
+    r = res["pybullet_fitted_vs_defaults"]
+    con.print(
+        f"PyBullet fitted / PyBullet defaults: windows {r['window']:.3f}x, whole toss {r['whole']:.3f}x, "
+        f"rest {r['rest']:.3f}x"
     )
     if "error" in res["sysid"]:
         con.print(f"mujoco.sysid could not fit the free body: {res['sysid']['error']}")

@@ -15,6 +15,8 @@ Randomize = Literal["stderr", "logs"]
 """How randomisation ranges are derived: the fit's standard errors or the spread of per-log fits."""
 DelayInit = Literal["xcorr", "model"]
 """Where fitted delays start: the cross-correlation estimate or the model's value."""
+ContactCone = Literal["elliptic", "model"]
+"""Friction cone of a contact fit: MuJoCo's elliptic cone (isotropic Coulomb friction) or the model's own."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,9 @@ class CalibrateCfg:
     """Multiple-shooting window length [s]."""
     contact_window_s: float = 0.1
     """Window length [s] of the free-body (contact) fit: short enough that contact is predictable, not chaotic."""
+    contact_cone: ContactCone = "elliptic"
+    """Friction cone of the free-body (contact) fit, written into the calibrated model: 'elliptic' (isotropic
+    Coulomb friction) or 'model' (keep the model's, e.g. MuJoCo's default pyramidal cone)."""
     max_windows: int | None = None
     """Cap on training windows (spread evenly); None: all."""
     qvel_weight: float = 0.05
@@ -88,6 +93,8 @@ class CalibrateCfg:
             raise ConfigError(f"method must be windows, inverse or inverse+windows, got {self.method!r}")
         if self.window_s <= 0 or self.contact_window_s <= 0:
             raise ConfigError("window_s and contact_window_s must be positive")
+        if self.contact_cone not in get_args(ContactCone):
+            raise ConfigError(f"contact_cone must be 'elliptic' or 'model', got {self.contact_cone!r}")
         if self.delay_init not in get_args(DelayInit):
             raise ConfigError("delay_init must be 'xcorr' or 'model'")
         for name, wn in (

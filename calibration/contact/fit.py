@@ -74,6 +74,7 @@ def fit_windows(
         z0,
         bounds=(z_lo, z_hi),
         diff_step=0.05,
+        ftol=1e-4,  # a relative cost change below this is noise next to the chaos of the windows
         max_nfev=max_nfev,
         loss="soft_l1",
         f_scale=res.robust_scale,

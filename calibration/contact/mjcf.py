@@ -10,11 +10,19 @@ import numpy as np
 from real2sim.calibration.contact.params import ContactParam
 
 
-def calibrated_spec(model_path: Path, params: list[ContactParam], values: np.ndarray, keep: np.ndarray):
-    """``MjSpec`` of the model with the values whose ``keep`` is true written in."""
+def calibrated_spec(
+    model_path: Path,
+    params: list[ContactParam],
+    values: np.ndarray,
+    keep: np.ndarray,
+    cone: str | None = None,
+):
+    """``MjSpec`` of the model with the values whose ``keep`` is true written in (and the friction cone ``cone``)."""
     import mujoco
 
     spec = mujoco.MjSpec.from_file(str(model_path))
+    if cone == "elliptic":
+        spec.option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
     compiled = spec.compile()
     top = max((int(g.priority) for g in spec.geoms), default=0) + 1
     for p, v, k in zip(params, values, keep, strict=True):
@@ -54,7 +62,13 @@ def calibrated_spec(model_path: Path, params: list[ContactParam], values: np.nda
     return spec
 
 
-def calibrated_xml(model_path: Path, params: list[ContactParam], values: np.ndarray, keep: np.ndarray) -> str:
-    spec = calibrated_spec(model_path, params, values, keep)
+def calibrated_xml(
+    model_path: Path,
+    params: list[ContactParam],
+    values: np.ndarray,
+    keep: np.ndarray,
+    cone: str | None = None,
+) -> str:
+    spec = calibrated_spec(model_path, params, values, keep, cone)
     spec.compile()
     return spec.to_xml()

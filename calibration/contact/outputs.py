@@ -40,7 +40,7 @@ def write_contact_outputs(report: ContactReport, out_dir: Path, plots: bool = Tr
     from real2sim.calibration.writeback import text_diff
 
     keep = np.isfinite(report.stderr)
-    mjcf = calibrated_xml(report.model_path, list(report.params), report.values, keep)
+    mjcf = calibrated_xml(report.model_path, list(report.params), report.values, keep, report.cone)
     stem = report.model_path.stem
     with output_dir(out_dir) as out:
         write_text(out / "result.json", dumps_json(report.to_json()))
@@ -76,7 +76,10 @@ def report_html(report: ContactReport, images: list[str]) -> str:
     for p, i, v, s in zip(report.params, report.initial, report.values, report.stderr, strict=True):
         se = f"{s:.3g}" if math.isfinite(s) else "not identifiable (prior kept)"
         out.append(f"<tr><td>{esc(p.name)}</td><td>{i:.6g}</td><td>{v:.6g}</td><td>{se}</td></tr>")
-    out.append("</table><h2>Mean position error [body sizes]</h2><table border=1>")
+    out.append("</table>")
+    if report.cone:
+        out.append(f"<p>Friction cone: {esc(report.cone)}, in the fit and the calibrated model.</p>")
+    out.append("<h2>Mean position error [body sizes]</h2><table border=1>")
     out.append("<tr><th>split</th><th>when</th><th>windows</th><th>whole run</th><th>at rest</th></tr>")
     for when in ("before", "after"):
         for split, e in report.summary(when).items():
@@ -108,6 +111,8 @@ def echo_summary(report: ContactReport, as_json: bool) -> None:
     click.echo(
         f"fit {report.fit_s:.1f} s ({report.fit_cpu_s:.1f} s CPU) over {report.windows} windows of {report.horizon:g} s"
     )
+    if report.cone:
+        click.echo(f"friction cone: {report.cone}, in the fit and the calibrated model")
     for when in ("before", "after"):
         for split, e in report.summary(when).items():
             click.echo(

@@ -39,11 +39,13 @@ def _fmt(v: float) -> str:
 def _fitted_model(report):
     """The fitted MjModel (identifiable values only) and which parameters were written."""
     from real2sim.calibration.contact.fit import model_at
-    from real2sim.calibration.contact.run import load_model
+    from real2sim.calibration.contact.run import load_model, set_cone
 
     keep = np.isfinite(report.stderr)
     vals = np.where(keep, report.values, report.initial)
-    return model_at(load_model(report.model_path), list(report.params), vals), keep
+    fitted = model_at(load_model(report.model_path), list(report.params), vals)
+    set_cone(fitted, report.cone or "model")
+    return fitted, keep
 
 
 def write_contact_package(pkg: Path, report) -> list[str]:
@@ -86,6 +88,12 @@ def write_contact_package(pkg: Path, report) -> list[str]:
         inert.set("pos", " ".join(_fmt(float(x)) for x in fitted.body_ipos[bid]))
         inert.set("diaginertia", " ".join(_fmt(float(x)) for x in fitted.body_inertia[bid]))
         rows.append((b, "mass", f"{float(fitted.body_mass[bid]):.4g} kg"))
+    if report.cone and params:
+        opt = root.find("option")
+        if opt is None:
+            opt = ET.Element("option")
+            root.insert(0, opt)
+        opt.set("cone", report.cone)
     write_checked_mjcf(mjcf, root, text)
     links = _link_values(fitted, geoms, bodies)
     for u in ([urdf] if urdf else []) + sorted((pkg / "urdf").glob("*.urdf")):
@@ -202,6 +210,11 @@ def _section(rows: list[tuple[str, str, str]], report) -> list[str]:
     ]
     lines += ["| object | property | value | source |", "|---|---|---|---|"]
     lines += [f"| `{o}` | {p} | {v} | fitted |" for o, p, v in rows]
+    if report.cone:
+        lines += [
+            "",
+            f"Friction cone: {report.cone} (`<option cone>`), the cone the values were fitted with.",
+        ]
     if math.isfinite(s["window"]):
         lines += [
             "",

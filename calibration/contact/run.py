@@ -18,6 +18,8 @@ from real2sim.errors import ConfigError, InputError
 
 HOLDOUT_EVERY = 5
 """Without --holdout, every fifth log (the 5th, 10th, ...) is held out: evaluated, never fitted."""
+MAX_WINDOWS = 1000
+"""Contact windows fitted when --max-windows is not given (evenly thinned)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,10 @@ class ContactReport:
     scale: float
     """Size [m] of the first body: errors are given in these units."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    cone: str | None = None
+    """Friction cone written into the calibrated model ('elliptic'); None: the model's own is kept."""
+    friction_cone: str = "pyramidal"
+    """The calibrated model's friction cone, written or the model's own: 'elliptic' or 'pyramidal'."""
 
     def summary(self, when: str = "after") -> dict[str, dict[str, float]]:
         ev = self.after if when == "after" else self.before
@@ -55,6 +61,8 @@ class ContactReport:
             "kind": "contact",
             "model": self.model_path.name,
             "window_s": self.horizon,
+            "friction_cone": self.friction_cone,
+            "friction_cone_written": self.cone is not None,
             "fit_windows": self.windows,
             "params": [
                 {
@@ -103,8 +111,20 @@ def load_model(path: Path):
         raise InputError(path, f"MuJoCo cannot load the model: {str(e).splitlines()[0]}") from None
 
 
+def set_cone(model, cone: str) -> str | None:
+    """Give ``model`` the friction cone ``cone`` ('elliptic' or 'model'); returns the cone set, None if unchanged."""
+    import mujoco
+
+    if cone != "elliptic" or model.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC:
+        return None
+    model.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+    return "elliptic"
+
+
 def run_contact(cfg: CalibrateCfg, lmap) -> ContactReport:
     import time
+
+    import mujoco
 
     from real2sim.calibration import honest
     from real2sim.calibration.fit import uncertainty
@@ -133,6 +153,12 @@ def run_contact(cfg: CalibrateCfg, lmap) -> ContactReport:
     x0 = np.clip(x0, lower, upper)
     base = model_at(model, [], np.zeros(0))
     cp.give_priority(base, params)
+    cone = set_cone(base, cfg.contact_cone)
+    if cone:
+        notes.append(
+            f"friction cone: {cone} (isotropic Coulomb friction) in the fit and the calibrated model; "
+            "--contact-cone model keeps the model's"
+        )
     lay = layout(model, train[0])
     roller = Roller(model)
     warnings: list[str] = []
@@ -145,7 +171,7 @@ def run_contact(cfg: CalibrateCfg, lmap) -> ContactReport:
     free = np.array([i for i in range(len(params)) if i not in idle], int)
     horizon = cfg.contact_window_s
     win = make_windows(
-        model, lay, train, horizon, stride=2, contact_only=True, max_windows=cfg.max_windows or 2000
+        model, lay, train, horizon, stride=2, contact_only=True, max_windows=cfg.max_windows or MAX_WINDOWS
     )
     if win.state.shape[0] == 0:
         raise InputError(
@@ -201,4 +227,5 @@ def run_contact(cfg: CalibrateCfg, lmap) -> ContactReport:
     return ContactReport(
         tuple(params), values, x0, se, lower, upper, before, after, tuple(logs), tuple(warnings), rand, chk,
         Path(cfg.model), fit_s, fit_cpu, int(win.state.shape[0]), horizon, lay.scale[0], tuple(notes),
+        cone, "elliptic" if base.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC else "pyramidal",
     )  # fmt: skip

@@ -25,6 +25,7 @@ from real2sim.stdio import route_mujoco_warnings
     "method",
     "window_s",
     "contact_window_s",
+    "contact_cone",
     "qvel_weight",
     "qvel_from_qpos",
     "smooth_qvel_wn",

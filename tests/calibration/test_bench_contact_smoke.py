@@ -1,4 +1,5 @@
-"""The contact benchmark's --quick mode fits the cube three ways (ours, a grid, mujoco.sysid) and writes its JSON."""
+"""The contact benchmark's --quick mode fits the cube three ways (ours, a grid, mujoco.sysid), fits it for
+PyBullet, and writes its JSON."""
 
 from __future__ import annotations
 
@@ -22,3 +23,7 @@ def test_bench_contact_quick(tmp_path: Path) -> None:
     assert m["real2sim"]["window"] < 0.5 * m["MuJoCo defaults"]["window"]
     assert m["real2sim"]["whole"] < m["MuJoCo defaults"]["whole"]
     assert set(res["ratios_vs_grid"]) == {"window", "whole", "rest"}
+    pbd, pbf = m["PyBullet defaults"], m["PyBullet, fitted for PyBullet"]
+    assert pbf["whole"] < pbd["whole"]  # PyBullet's own values fitted on the tosses beat its defaults
+    assert set(res["pybullet_fitted_vs_defaults"]) == {"window", "whole", "rest"}
+    assert 1e-3 <= pbf["values"]["lateral"] <= 3.0 and 0 < pbf["values"]["restitution"] < 1

@@ -141,3 +141,12 @@ def test_parameters_resolve_and_write_into_the_mjcf(tmp_path: Path) -> None:
     assert out.geom_priority[g] == 3  # above the table's 2
     assert out.body_mass[b] == pytest.approx(0.5)
     np.testing.assert_allclose(np.sort(out.body_inertia[b]), [1e-3, 2e-3, 3e-3])
+    assert out.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL  # no cone asked: the model's (MuJoCo's default)
+    ell = mujoco.MjModel.from_xml_string(calibrated_xml(xml, ps, vals, np.ones(len(ps), bool), "elliptic"))
+    assert ell.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC
+    assert ell.geom_friction[g, 0] == pytest.approx(0.3)
+    from real2sim.calibration.contact.run import set_cone
+
+    assert set_cone(model, "model") is None and model.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
+    assert set_cone(model, "elliptic") == "elliptic" and model.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC
+    assert set_cone(model, "elliptic") is None  # already elliptic: nothing to write

@@ -61,6 +61,8 @@ def test_package_mjcf_replays_the_fit(written) -> None:
     g = m.geom("cube_collision_0").id
     assert m.geom_friction[g, 0] == pytest.approx(vals["geom:cube_collision_0.friction[0]"], rel=1e-6)
     assert m.geom_priority[g] > m.geom_priority[m.geom("support").id]
+    assert res["friction_cone"] == "elliptic"  # the exported package's own (real2sim exports elliptic cones)
+    assert m.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC
     files = sorted((tmp / "tosses").iterdir())
     hold = [f for k, f in enumerate(files) if k % 5 == 4]
     logs = read_motions(hold, load_map(tmp / "map.toml"), m)
