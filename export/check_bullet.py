@@ -1,4 +1,4 @@
-"""PyBullet loads every per-object URDF (inertia from the file) beside the support box; each dynamic body, released
+"""PyBullet loads every per-object URDF (inertia from the file) on the package's ``urdf/support.urdf``; each dynamic body, released
 ``LIFT`` above MuJoCo's resting pose, comes back to it within ``MAX_REST_ERROR`` in ``SETTLE_SECONDS``."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.export.engine_reference import LIFT, MASS_RTOL, MAX_REST_ERROR, SETTLE_SECONDS, Body
+from real2sim.export.urdf_objects import SUPPORT_URDF
 from real2sim.results import Check
 
 HZ = 240
@@ -39,10 +40,16 @@ def bullet_checks(urdfs: list[Path], bodies: list[Body], support) -> list[Check]
     try:
         p.setGravity(0, 0, -9.81, physicsClientId=cid)
         p.setTimeStep(1.0 / HZ, physicsClientId=cid)
-        c, q, h = support
-        box = p.createCollisionShape(p.GEOM_BOX, halfExtents=[float(v) for v in h], physicsClientId=cid)
-        sup = p.createMultiBody(0, box, -1, [float(v) for v in c], _xyzw(q), physicsClientId=cid)
-        p.changeDynamics(sup, -1, lateralFriction=1.0, physicsClientId=cid)
+        support_urdf = urdfs[0].parent / SUPPORT_URDF if urdfs else None
+        if (
+            support_urdf is not None and support_urdf.is_file()
+        ):  # the package's table, with its contact values
+            p.loadURDF(str(support_urdf), useFixedBase=True, physicsClientId=cid)
+        else:
+            c, q, h = support
+            box = p.createCollisionShape(p.GEOM_BOX, halfExtents=[float(v) for v in h], physicsClientId=cid)
+            sup = p.createMultiBody(0, box, -1, [float(v) for v in c], _xyzw(q), physicsClientId=cid)
+            p.changeDynamics(sup, -1, lateralFriction=1.0, physicsClientId=cid)
         ids = []
         for u, b in zip(urdfs, bodies, strict=True):
             try:
@@ -56,7 +63,6 @@ def bullet_checks(urdfs: list[Path], bodies: list[Body], support) -> list[Check]
                 )
             except p.error as exc:
                 return [Check(f"pybullet loads {u.name}", False, str(exc))]
-            p.changeDynamics(i, -1, lateralFriction=b.friction, physicsClientId=cid)
             ids.append(i)
         for _ in range(int(round(SETTLE_SECONDS * HZ))):
             p.stepSimulation(physicsClientId=cid)

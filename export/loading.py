@@ -17,7 +17,8 @@ def engine_files_md(info: PackageManifest) -> list[str]:
     if info.urdf:
         lines.append(
             "- `urdf/<object>.urdf`: one URDF per object (base link = the object) for PyBullet, ManiSkill, "
-            "Genesis and URDF importers; `urdf/poses.json` gives each one's resting pose"
+            "Genesis and URDF importers, and `urdf/support.urdf` (the table); `urdf/poses.json` gives each one's "
+            "resting pose"
         )
     return lines
 
@@ -45,6 +46,9 @@ def loading_md(info: PackageManifest) -> list[str]:
         out += [
             "- **PyBullet**: for each entry of `urdf/poses.json`: `p.loadURDF('urdf/' + e['urdf'], e['xyz'], "
             "e['quat_xyzw'], useFixedBase=e['fixed'], flags=p.URDF_USE_INERTIA_FROM_FILE)` "
-            "(the file's inertia, not one from the collision shapes).",
+            "(the file's inertia, not one from the collision shapes). The entry `support` is the table: PyBullet "
+            "multiplies the lateral friction and the restitution of the two bodies in a contact, and `support.urdf` has "
+            "1 for both (and no rolling or spinning friction), so each object slides and bounces with its own values; "
+            "on a ground of your own, set the same (`p.changeDynamics(ground, -1, lateralFriction=1, restitution=1)`).",
         ]
     return out

@@ -63,12 +63,12 @@ def _write_assets(folder: Path, placed: list[PlacedObject]) -> None:
 
 
 def _write_engine_files(folder: Path, name: str, placed: list[PlacedObject], support, cfg: ExportCfg) -> None:
-    """``urdf/<object>.urdf`` (with ``urdf``) and ``<name>.usd`` (with ``usd``), each timed."""
+    """``urdf/<object>.urdf`` and ``urdf/support.urdf`` (with ``urdf``) and ``<name>.usd`` (with ``usd``), each timed."""
     if "urdf" in cfg.formats:
         from real2sim.export.urdf_objects import write_object_urdfs
 
         with _timed("write object urdfs"):
-            write_object_urdfs(folder, placed)
+            write_object_urdfs(folder, placed, support)
     if "usd" in cfg.formats:
         from real2sim.export.usd import write_usd
 

@@ -36,12 +36,7 @@ def urdf_xml(name: str, objects: list[PlacedObject], support: Support) -> str:
     mj = ET.SubElement(robot, "mujoco")  # MuJoCo's URDF extension: keep the assets/ folder in mesh paths
     ET.SubElement(mj, "compiler", {"strippath": "false", "balanceinertia": "false", "discardvisual": "true"})
     ET.SubElement(robot, "link", {"name": "world"})
-    c, q, h = support_box(support, objects)
-    sup = ET.SubElement(robot, "link", {"name": "support"})
-    for tag in ("visual", "collision"):
-        e = ET.SubElement(sup, tag)
-        _origin(e, c, quat_to_matrix(q))
-        ET.SubElement(ET.SubElement(e, "geometry"), "box", {"size": _f(2 * h)})
+    support_link(robot, support, objects)
     j = ET.SubElement(robot, "joint", {"name": "support_fixed", "type": "fixed"})
     ET.SubElement(j, "parent", {"link": "world"})
     ET.SubElement(j, "child", {"link": "support"})
@@ -61,6 +56,31 @@ def urdf_xml(name: str, objects: list[PlacedObject], support: Support) -> str:
         ET.SubElement(joint, "child", {"link": n})
     ET.indent(robot, space="  ")
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
+
+
+SUPPORT_CONTACT = {
+    "lateral_friction": 1.0,
+    "rolling_friction": 0.0,
+    "spinning_friction": 0.0,
+    "restitution": 1.0,
+}
+"""The support link's PyBullet contact values. Bullet multiplies the two bodies' lateral friction and restitution
+and takes rolling / spinning friction as ``r0 f1 + f0 r1``: with these the support is neutral and every contact
+gets the object's own values, as the MJCF's contact priority gives them in MuJoCo."""
+
+
+def support_link(robot: ET.Element, support: Support, objects: list[PlacedObject]) -> ET.Element:
+    """The static support slab as a link named ``support`` (box visual and collision, neutral contact values)."""
+    c, q, h = support_box(support, objects)
+    sup = ET.SubElement(robot, "link", {"name": "support"})
+    contact = ET.SubElement(sup, "contact")
+    for tag, value in SUPPORT_CONTACT.items():
+        ET.SubElement(contact, tag, {"value": f"{value:g}"})
+    for tag in ("visual", "collision"):
+        e = ET.SubElement(sup, tag)
+        _origin(e, c, quat_to_matrix(q))
+        ET.SubElement(ET.SubElement(e, "geometry"), "box", {"size": _f(2 * h)})
+    return sup
 
 
 def object_link(robot: ET.Element, o: PlacedObject, assets: str) -> ET.Element:

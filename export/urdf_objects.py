@@ -8,13 +8,16 @@ from pathlib import Path
 
 from real2sim.atomic import dumps_json, write_text
 from real2sim.export.prepare import PlacedObject
-from real2sim.export.urdf import object_link
+from real2sim.export.urdf import object_link, support_link
+from real2sim.scene import Support
 from real2sim.transforms import matrix_to_quat
 
 URDF_DIR = "urdf"
 """Package subfolder of the per-object URDFs."""
 POSES_FILE = f"{URDF_DIR}/poses.json"
-"""Each object's resting pose in the world (the MJCF's ``home``): position [m], quaternion xyzw, fixed or free."""
+"""Each object's resting pose in the world (the MJCF's ``home``): position [m], quaternion xyzw, fixed or free; and
+the support's (``support.urdf``, fixed, its box placed in the file)."""
+SUPPORT_URDF = "support.urdf"
 
 
 def object_urdf_file(name: str) -> str:
@@ -29,8 +32,17 @@ def object_urdf_xml(o: PlacedObject, assets: str = "../assets") -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
 
 
+def support_urdf_xml(support: Support, objects: list[PlacedObject]) -> str:
+    """The support slab as a URDF of its own (``support.urdf``), with the contact values that leave each contact the
+    object's friction and restitution in PyBullet (``urdf.SUPPORT_CONTACT``)."""
+    robot = ET.Element("robot", {"name": "support"})
+    support_link(robot, support, objects)
+    ET.indent(robot, space="  ")
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
+
+
 def poses_json(objects: list[PlacedObject]) -> str:
-    """``urdf/poses.json``: where to load each per-object URDF (``POSES_FILE``)."""
+    """``urdf/poses.json``: where to load each per-object URDF and the support's (``POSES_FILE``)."""
     poses = {}
     for o in objects:
         t = o.world_from_object
@@ -41,15 +53,23 @@ def poses_json(objects: list[PlacedObject]) -> str:
             "quat_xyzw": [round(float(v), 9) + 0.0 for v in (x, y, z, w)],
             "fixed": o.role != "dynamic",
         }
+    poses["support"] = {
+        "urdf": SUPPORT_URDF,
+        "xyz": [0.0, 0.0, 0.0],
+        "quat_xyzw": [0.0, 0.0, 0.0, 1.0],
+        "fixed": True,
+    }
     return dumps_json(poses)
 
 
-def write_object_urdfs(folder: Path, objects: list[PlacedObject]) -> list[Path]:
-    """Write ``folder/urdf/<object>.urdf`` for every object and ``urdf/poses.json``; return the URDFs' paths."""
+def write_object_urdfs(folder: Path, objects: list[PlacedObject], support: Support) -> list[Path]:
+    """Write ``folder/urdf/<object>.urdf`` for every object, ``urdf/support.urdf`` and ``urdf/poses.json``; return
+    the objects' URDF paths."""
     out = []
     for o in objects:
         p = Path(folder) / object_urdf_file(o.name)
         write_text(p, object_urdf_xml(o))
         out.append(p)
+    write_text(Path(folder) / URDF_DIR / SUPPORT_URDF, support_urdf_xml(support, objects))
     write_text(Path(folder) / POSES_FILE, poses_json(objects))
     return out

@@ -232,3 +232,40 @@ def test_a_later_tool_can_mark_a_value_fitted(given):
     assert _physics_table(new)["object_2"] == _physics_table(readme)["object_2"]
     a, b = readme.split("## Physical properties"), new.split("## Physical properties")
     assert a[0] == b[0] and a[1].split("\n## ", 1)[1] == b[1].split("\n## ", 1)[1]
+
+
+# the box and the stone (the cylinder, taller than wide, would tip over rather than slide)
+@pytest.mark.parametrize(("obj", "mu"), [("object_3", 0.8), ("object_4", 0.8)])
+def test_pybullet_slides_each_object_with_its_own_friction(given, obj, mu):
+    """Loaded as the README says (every entry of ``urdf/poses.json``, the table included), an object pushed along
+    the table stops where Coulomb friction with its own coefficient stops it: v^2 / (2 mu g)."""
+    pybullet = pytest.importorskip("pybullet")
+    poses = json.loads((given / "urdf" / "poses.json").read_text())
+    assert poses["support"]["urdf"] == "support.urdf" and poses["support"]["fixed"]
+    cid = pybullet.connect(pybullet.DIRECT)
+    try:
+        pybullet.setGravity(0, 0, -9.81, physicsClientId=cid)
+        ids = {
+            name: pybullet.loadURDF(
+                str(given / "urdf" / e["urdf"]),
+                e["xyz"],
+                e["quat_xyzw"],
+                useFixedBase=e["fixed"],
+                flags=pybullet.URDF_USE_INERTIA_FROM_FILE,
+                physicsClientId=cid,
+            )
+            for name, e in poses.items()
+        }
+        for _ in range(120):  # settle on the table
+            pybullet.stepSimulation(physicsClientId=cid)
+        body = ids[obj]
+        start = np.array(pybullet.getBasePositionAndOrientation(body, physicsClientId=cid)[0])
+        v = 0.5
+        pybullet.resetBaseVelocity(body, [v, 0, 0], [0, 0, 0], physicsClientId=cid)
+        for _ in range(240):
+            pybullet.stepSimulation(physicsClientId=cid)
+        end = np.array(pybullet.getBasePositionAndOrientation(body, physicsClientId=cid)[0])
+    finally:
+        pybullet.disconnect(physicsClientId=cid)
+    slid = float(np.linalg.norm((end - start)[:2]))
+    assert slid == pytest.approx(v**2 / (2 * mu * 9.81), rel=0.15), slid

@@ -82,7 +82,14 @@ def test_osd_test12_object_urdfs(osd12_package):
     pkg = osd12_package
     model = _mjcf(pkg)
     poses = json.loads((pkg.path / "urdf" / "poses.json").read_text())
-    assert sorted(poses) == ["object_1", "object_2", "object_3"]
+    assert sorted(poses) == ["object_1", "object_2", "object_3", "support"]
+    table = poses.pop("support")
+    assert table == {"urdf": "support.urdf", "xyz": [0, 0, 0], "quat_xyzw": [0, 0, 0, 1], "fixed": True}
+    u = yourdfpy.URDF.load(str(pkg.path / "urdf" / "support.urdf"))
+    (box,) = u.link_map["support"].collisions
+    i = model.geom("support").id
+    assert np.allclose(box.geometry.box.size, 2 * model.geom_size[i], atol=1e-8)
+    assert np.allclose(box.origin[:3, 3], model.geom_pos[i], atol=1e-8)
     for n, e in poses.items():
         u = yourdfpy.URDF.load(str(pkg.path / "urdf" / e["urdf"]), load_meshes=True)
         assert u.base_link == n and list(u.link_map) == [n]
