@@ -72,7 +72,7 @@ def merge_occluded(
     tried: the line between a pair is consistent with one surface when no sample of it is seen through (nor
     unseen), and it is hidden when some sample lies behind a nearer surface. The segments join when more than half
     of the lines tried are consistent and one of those is hidden; a fragment (under ``min_points`` points) also
-    joins on its nearest line alone, consistent and hidden. Labels 0..K'-1."""
+    joins on its nearest line alone, consistent and hidden, and joins one segment only. Labels 0..K'-1."""
     k = int(seg.max()) + 1
     if k < 2:
         return seg
