@@ -183,17 +183,36 @@ def lccp_segments(g: PatchGraph, keep: np.ndarray | None = None) -> np.ndarray:
     return seg.astype(np.int64)
 
 
-def concavity_depth(points: np.ndarray) -> float:
+def concavity_depth(points: np.ndarray, hull_of: np.ndarray | None = None) -> float:
     """How deep [m] the points reach inside their convex hull (98th percentile of the distance to the hull's
-    surface): about 0 for one convex surface, the depth of the notch where two objects meet."""
+    surface): about 0 for one convex surface, the depth of the notch where two objects meet. ``hull_of``: a mask
+    of the points that span the hull (all when ``None`` or when they span none)."""
     from scipy.spatial import ConvexHull, QhullError
 
-    try:
-        h = ConvexHull(points)
-    except (QhullError, ValueError):
+    h = None
+    for sel in ([] if hull_of is None else [hull_of]) + [None]:
+        try:
+            h = ConvexHull(points if sel is None else points[sel])
+            break
+        except (QhullError, ValueError):
+            continue
+    if h is None:
         return 0.0
     dist = -(points @ h.equations[:, :3].T + h.equations[:, 3]).max(axis=1)
     return float(np.percentile(dist, 98))
+
+
+def _union_depth(points: np.ndarray, seg: np.ndarray, near: np.ndarray, pair: tuple[int, int]) -> float:
+    """``concavity_depth`` of two segments' union, its hull spanned by the points not in contact with a third
+    segment: a strip of a neighbour that patches carried into one of the two would stretch the hull over the
+    other's surface and make a convex union look concave."""
+    u = (seg == pair[0]) | (seg == pair[1])
+    a, b = near[:, 0], near[:, 1]
+    edge = u[a] != u[b]
+    core = u.copy()
+    core[a[edge]] = False
+    core[b[edge]] = False
+    return concavity_depth(points[u], core[u])
 
 
 def merge_convex_unions(
@@ -211,10 +230,7 @@ def merge_convex_unions(
             np.stack([np.minimum(a[cross], b[cross]), np.maximum(a[cross], b[cross])], 1), axis=0
         )
         pairs = [(int(i), int(j)) for i, j in pairs]
-        depth = {
-            p: depth[p] if p in depth else concavity_depth(points[(seg == p[0]) | (seg == p[1])])
-            for p in pairs
-        }
+        depth = {p: depth[p] if p in depth else _union_depth(points, seg, near, p) for p in pairs}
         if not depth:
             break
         best = min(sorted(depth), key=depth.__getitem__)

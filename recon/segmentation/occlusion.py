@@ -64,12 +64,15 @@ def merge_occluded(
     concavity_deg: float,
     step: float,
     spacing: float,
+    min_points: int = 0,
 ) -> np.ndarray:
     """Join segments (per point, 0..K-1, unions of ``g``'s patches) that do not touch (no ``near`` point pair
-    links them) but continue one plane across a hidden gap:
-    a pair of their patches (of the ``PAIRS_TRIED`` nearest) whose normals agree within ``concavity_deg`` and whose
-    centroids lie within ``step`` of each other's plane, with no sample of the line between them seen through (nor
-    unseen) and some hidden behind a nearer surface, for most of the pairs tried. Labels 0..K'-1."""
+    links them) but continue one plane across a hidden gap. Of each two segments' coplanar patch pairs (normals
+    within ``concavity_deg``, centroids within ``step`` of each other's plane) the ``PAIRS_TRIED`` nearest are
+    tried: the line between a pair is consistent with one surface when no sample of it is seen through (nor
+    unseen), and it is hidden when some sample lies behind a nearer surface. The segments join when more than half
+    of the lines tried are consistent and one of those is hidden; a fragment (under ``min_points`` points) also
+    joins on its nearest line alone, consistent and hidden, and joins one segment only. Labels 0..K'-1."""
     k = int(seg.max()) + 1
     if k < 2:
         return seg
@@ -97,18 +100,35 @@ def merge_occluded(
     key = (sa * k + sb)[order]
     start = np.r_[0, np.flatnonzero(key[1:] != key[:-1]) + 1]
     rank = np.arange(len(order)) - np.repeat(start, np.diff(np.r_[start, len(order)]))
-    votes: dict[tuple[int, int], list[bool]] = {}
+    votes: dict[tuple[int, int], list[tuple[bool, bool]]] = {}
     for e in order[rank < PAIRS_TRIED]:
         n = max(2, int(np.ceil(dist[e] / spacing)))
         t = np.linspace(0.0, 1.0, n + 1)[:, None]
         x = g.centroid[a[e]] + t * d[e]
         seen, r = image.seen_range(x)
-        hidden = bool((seen <= r + 2.0 * spacing).all() and (seen < r - 2.0 * spacing).any())
-        votes.setdefault((int(sa[e]), int(sb[e])), []).append(hidden)
-    # the nearest coplanar patch pair (the shortest line through the gap) or at least half of those tried must find
-    # the gap hidden: a lone far pair at the edge of the angle and plane limits while the nearer ones see through
-    # the gap is two objects (such a lone vote came and went with the last bits of the points)
-    join = [pair for pair, v in votes.items() if v[0] or 2 * sum(v) >= len(v)]
+        consistent = bool((seen <= r + 2.0 * spacing).all())
+        hidden = consistent and bool((seen < r - 2.0 * spacing).any())
+        votes.setdefault((int(sa[e]), int(sb[e])), []).append((consistent, hidden))
+    # a vote of the lines, not one line: whether one line has a hidden (or a seen-through) sample comes and goes
+    # with 0.1 mm of noise on the points; a line over a seen surface at its own depth does not speak against one
+    # surface, so it counts for the join, and only lines that see through the gap count against it
+    size = np.bincount(seg, minlength=k)
+    join = []
+    partner: dict[int, tuple[tuple[int, int, int], int]] = {}
+    for (i, j), v in votes.items():
+        if not (2 * sum(c for c, _ in v) > len(v) and any(h for _, h in v)) and not (
+            v[0][1] and min(size[i], size[j]) < min_points
+        ):
+            continue
+        if size[i] >= min_points and size[j] >= min_points:
+            join.append((i, j))
+        # a fragment joins one segment only (the one most of whose lines are hidden, else the larger), so that it
+        # cannot bridge two objects
+        for f, o in ((i, j), (j, i)):
+            key = (sum(h for _, h in v), int(size[o]), -o)
+            if size[f] < min_points and (f not in partner or key > partner[f][0]):
+                partner[f] = (key, o)
+    join += [(f, o) for f, (_, o) in partner.items()]
     if not join:
         return seg
     jj = np.asarray(join)

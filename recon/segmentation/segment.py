@@ -131,7 +131,16 @@ def split_convex(
     seg = seg.reshape(-1).astype(np.int64)
     if image is not None:
         step = 2.0 * STEP_SPACINGS * spacing
-        seg = merge_occluded(seg, g, g.pairs, image, concavity_deg=concavity_deg, step=step, spacing=spacing)
+        seg = merge_occluded(
+            seg,
+            g,
+            g.pairs,
+            image,
+            concavity_deg=concavity_deg,
+            step=step,
+            spacing=spacing,
+            min_points=min_points,
+        )
     seg = merge_small_regions(seg, near, min_points)
     # shattered into pieces all too small (normals too noisy to judge): keep the cluster whole
     if seg.max() == 0 or np.bincount(seg).max() < min_points:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial import cKDTree
 
 from real2sim.recon.segmentation.convexity import (
     classify_edges,
@@ -112,3 +113,22 @@ def test_convex_union_depth() -> None:
     halves = (stone[:, 0] > 0).astype(np.int64)
     near = np.array([[np.flatnonzero(halves == 0)[0], np.flatnonzero(halves == 1)[0]]])
     assert merge_convex_unions(stone, halves, near, 0.01).max() == 0
+
+
+def test_convex_union_ignores_a_neighbours_strip() -> None:
+    """A box's top face and front face, cut apart, are one convex union, also when the top face carries a strip of
+    the box standing on it (its lowest 1.5 cm, which the patches gave to the wrong side): the strip stretches the
+    union's hull over the top face, so the hull is spanned by the points not in contact with a third segment."""
+    rng = np.random.default_rng(0)
+    top = np.c_[rng.uniform(-0.1, 0.1, 2000), rng.uniform(-0.05, 0.05, 2000), np.full(2000, 0.05)]
+    front = np.c_[rng.uniform(-0.1, 0.1, 1000), np.full(1000, -0.05), rng.uniform(0.0, 0.05, 1000)]
+    standing = np.c_[rng.uniform(0.05, 0.09, 1500), np.zeros(1500), rng.uniform(0.05, 0.12, 1500)]
+    strip, rest = standing[standing[:, 2] < 0.065], standing[standing[:, 2] >= 0.065]
+    pts = np.r_[top, strip, front, rest]
+    seg = np.repeat([0, 0, 1, 2], [len(top), len(strip), len(front), len(rest)])
+    near = cKDTree(pts).query_pairs(0.015, output_type="ndarray")
+    assert (
+        concavity_depth(pts[seg < 2]) > 0.01
+    )  # the hull of the whole union: the strip makes it look notched
+    out = merge_convex_unions(pts, seg, near, 0.01)
+    assert out[0] == out[len(top) + len(strip)] != out[-1]

@@ -34,13 +34,13 @@ import real2sim.recon.pointcloud.run as pc
 from real2sim.recon.io import read_points
 from tests.helpers.osd import object_ious, truth_labels
 
-scene, jitter, shuffle = sys.argv[1], float(sys.argv[2]), int(sys.argv[4])
+scene, jitter, shuffle, seed = sys.argv[1], float(sys.argv[2]), int(sys.argv[4]), int(sys.argv[5])
 read = pc.read_scan
 order = {}
 def changed(path, units, voxel):
     c = read(path, units, voxel)
     if jitter:
-        c = dataclasses.replace(c, points=c.points + np.random.default_rng(1).normal(0.0, jitter, c.points.shape))
+        c = dataclasses.replace(c, points=c.points + np.random.default_rng(seed).normal(0.0, jitter, c.points.shape))
     if shuffle:  # every per-point field in one random order; the cloud is no longer organised
         perm = np.random.default_rng(shuffle).permutation(len(c.points))
         order["perm"] = perm
@@ -76,14 +76,16 @@ def _kernels() -> list[str]:
     return [k for k, need in KERNELS.items() if need in flags or (need == "sse3" and "pni" in flags)]
 
 
-def _run(shared_data: Path, scene: str, kernel: str | None, jitter: float = 0.0, shuffle: int = 0) -> dict:
+def _run(
+    shared_data: Path, scene: str, kernel: str | None, jitter: float = 0.0, shuffle: int = 0, seed: int = 1
+) -> dict:
     import os
 
     env = dict(os.environ)
     if kernel:
         env["OPENBLAS_CORETYPE"] = kernel
     r = subprocess.run(
-        [sys.executable, "-c", CODE, scene, str(jitter), str(shared_data), str(shuffle)],
+        [sys.executable, "-c", CODE, scene, str(jitter), str(shared_data), str(shuffle), str(seed)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr[-2000:]
@@ -103,18 +105,27 @@ def test_every_kernel_segments_the_same(shared_data: Path, scene: str) -> None:
 
 
 @pytest.mark.slow
-def test_touching_objects_survive_jitter(shared_data: Path) -> None:
-    res = _run(shared_data, "test44", None, jitter=1e-4)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_touching_objects_survive_jitter(shared_data: Path, seed: int) -> None:
+    res = _run(shared_data, "test44", None, jitter=1e-4, seed=seed)
     assert res["n"] == EXPECT["test44"] and min(res["ious"]) >= 0.85, res
 
 
-@pytest.mark.slow
-@pytest.mark.xfail(
+OPEN_COUNT = pytest.mark.xfail(
     strict=True,
-    reason="open: 0.1 mm of jitter changes test56's object count (figures in docs/reliability.md)",
+    reason="open: with this jitter an LCCP edge between patches that straddle the crease of two boxes joins them "
+    "(13 objects; docs/reliability.md)",
 )
-def test_cluttered_pile_survives_jitter(shared_data: Path) -> None:
-    res = _run(shared_data, "test56", None, jitter=1e-4)
+OPEN_IOU = pytest.mark.xfail(
+    strict=True,
+    reason="open: 14 objects, but the bowl's rim loses pieces to its content (IoU below 0.85; docs/reliability.md)",
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [pytest.param(1, marks=OPEN_COUNT), 2, pytest.param(3, marks=OPEN_IOU)])
+def test_cluttered_pile_survives_jitter(shared_data: Path, seed: int) -> None:
+    res = _run(shared_data, "test56", None, jitter=1e-4, seed=seed)
     assert res["n"] == EXPECT["test56"] and min(res["ious"]) >= 0.85, res
 
 
