@@ -99,8 +99,9 @@ class ExportCfg:
     """Faces the watertight mesh is decimated to before convex decomposition (speed; fidelity is checked)."""
     visual_faces: int = 20000
     """Face budget of the visual mesh (decimated, vertex colours kept)."""
-    coacd_threshold: float = field(default=0.05, metadata=COLLISION)
-    """CoACD concavity threshold (smaller = more hulls, closer fit, slower)."""
+    coacd_threshold: float = field(default=0.08, metadata=COLLISION)
+    """CoACD concavity threshold (smaller = more hulls, closer fit, slower). Refinement splits the hulls that still
+    bulge past ``fidelity_tolerance`` (docs/collision.md, "A coarser CoACD cut")."""
     coacd_resolution: int = field(default=500, metadata=COLLISION)
     """CoACD sampling resolution for the concavity metric."""
     coacd_mcts_iterations: int = field(default=20, metadata=COLLISION)
