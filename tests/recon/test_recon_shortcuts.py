@@ -102,8 +102,14 @@ def test_ransac_early_stop_keeps_the_qualifying_planes():
     full = [(m, inl) for m, inl in _ransac_planes(ds, 0.01, 3, 0) if len(inl) >= need]
     short = _ransac_planes(ds, 0.01, 3, 0, need)
     assert len(full) == len(short) >= 1
+    # the same planes, up to Open3D's RANSAC, which is not bit-reproducible in every process (seen once in a pytest
+    # worker: the same plane 0.35 mm and 0.02 deg apart between two calls with the same seed)
     for (m1, i1), (m2, i2) in zip(full, short, strict=True):
-        assert np.array_equal(m1, m2) and np.array_equal(i1, i2)
+        n1, n2 = m1[:3] / np.linalg.norm(m1[:3]), m2[:3] / np.linalg.norm(m2[:3])
+        assert n1 @ n2 > np.cos(np.radians(0.5))
+        assert abs(m1[3] / np.linalg.norm(m1[:3]) - m2[3] / np.linalg.norm(m2[:3])) < 0.002
+        common = len(np.intersect1d(i1, i2))
+        assert common >= 0.98 * max(len(i1), len(i2))
 
 
 def test_points_to_scene_restores_blas_threads():
