@@ -28,24 +28,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 DATA = ROOT.parent / "shared" / "data" / "object_logs" / "contactnets_cube" / "tosses"
-MJCF = """<mujoco model="cube">
-  <worldbody>
-    <geom name="table" type="plane" size="0 0 1"/>
-    <body name="cube" pos="0 0 0.2">
-      <freejoint/>
-      <geom name="cube_geom" type="box" size="0.0524 0.0524 0.0524" mass="0.37"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
-MAP = """time = "t"
-[bodies.cube]
-pos = ["x", "y", "z"]
-quat = ["qw", "qx", "qy", "qz"]
-linvel = ["vx", "vy", "vz"]
-angvel = ["wx", "wy", "wz"]
-angvel_frame = "body"
-"""
 FIT = ("geom:cube_geom.friction", "geom:cube_geom.solref", "geom:cube_geom.solimp")
 GRID_MU = (0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 GRID_TC = (0.005, 0.01, 0.02, 0.04, 0.08)
@@ -194,7 +176,9 @@ def run(quick: bool) -> dict:
     if not DATA.is_dir():
         raise SystemExit(f"error: {DATA}: the shared cube tosses are not here")
     tmp = Path(tempfile.mkdtemp(prefix="bench_contact_"))
-    (tmp / "cube.xml").write_text(MJCF)
+    from tests.helpers.cube import CUBE, MAP
+
+    (tmp / "cube.xml").write_text(CUBE.format(table=""))  # the check's model: MuJoCo's default contact
     (tmp / "map.toml").write_text(MAP)
     files = sorted(DATA.glob("*.csv"))
     if quick:

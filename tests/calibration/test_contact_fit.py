@@ -12,19 +12,13 @@ import pytest
 from click.testing import CliRunner
 
 from real2sim.cli import cli
-from tests.helpers.cube import CUBE, MAP
+from tests.helpers.cube import CUBE, MAP, toss_folder, tosses
 
 
 @pytest.fixture(scope="module")
 def fitted(shared_data: Path, tmp_path_factory) -> tuple[Path, dict, Path]:
-    src = shared_data / "object_logs" / "contactnets_cube" / "tosses"
-    if not src.is_dir():
-        pytest.skip(f"{src} not present")
     tmp = tmp_path_factory.mktemp("contact")
-    logs = tmp / "tosses"
-    logs.mkdir()
-    for f in sorted(src.glob("*.csv"))[:10]:  # 8 fitted, every fifth (2) held out
-        (logs / f.name).symlink_to(f)
+    logs = toss_folder(shared_data, tmp / "tosses", slice(10))  # 8 fitted, every fifth (2) held out
     (tmp / "cube.xml").write_text(CUBE.format(table=""))
     (tmp / "map.toml").write_text(MAP)
     out = tmp / "out"
@@ -110,7 +104,7 @@ def test_elliptic_cone_lands_the_cube_closer(fitted, shared_data: Path) -> None:
     assert res["friction_cone"] == "elliptic" and res["friction_cone_written"]
     m = mujoco.MjModel.from_xml_path(str(out / "cube_calibrated.xml"))
     assert m.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC
-    src = sorted((shared_data / "object_logs" / "contactnets_cube" / "tosses").glob("*.csv"))[:40]
+    src = sorted(tosses(shared_data).glob("*.csv"))[:40]
     logs = read_motions(src, load_map(tmp / "map.toml"), m)
     lay, roller = layout(m, logs[0]), Roller(m, 1)
     rest, whole = [], []

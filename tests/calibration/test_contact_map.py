@@ -12,13 +12,7 @@ from real2sim.calibration.contact.logs import read_motions, rotate_to_body
 from real2sim.calibration.mapping import load_map
 from real2sim.errors import InputError
 from tests.helpers.cube import MAP as CUBE_MAP
-
-
-def _tosses(shared_data: Path) -> Path:
-    d = shared_data / "object_logs" / "contactnets_cube" / "tosses"
-    if not d.is_dir():
-        pytest.skip(f"{d} not present")
-    return d
+from tests.helpers.cube import tosses
 
 
 def test_unknown_keys_name_the_nearest(tmp_path: Path) -> None:
@@ -49,7 +43,7 @@ def _xyzw_npz(src: Path, dest: Path) -> np.ndarray:
 
 
 def test_orders_frames_and_estimated_velocities(shared_data: Path, tmp_path: Path) -> None:
-    src = sorted(_tosses(shared_data).glob("*.csv"))[:2]
+    src = sorted(tosses(shared_data).glob("*.csv"))[:2]
     folder = tmp_path / "logs"
     folder.mkdir()
     a = _xyzw_npz(src[0], folder / "b.npz")
@@ -72,7 +66,7 @@ def test_orders_frames_and_estimated_velocities(shared_data: Path, tmp_path: Pat
 
 
 def test_angular_velocity_from_quaternions(shared_data: Path, tmp_path: Path) -> None:
-    src = sorted(_tosses(shared_data).glob("*.csv"))[0]
+    src = sorted(tosses(shared_data).glob("*.csv"))[0]
     m = tmp_path / "map.toml"
     m.write_text('time = "t"\n[bodies.cube]\npos = ["x", "y", "z"]\nquat = ["qw", "qx", "qy", "qz"]\n')
     est = read_motions([src], load_map(m))[0].vel["cube"][:, 3:]
@@ -96,7 +90,7 @@ def test_cli_body_not_in_model_is_one_error_line(shared_data: Path, tmp_path: Pa
 
     from real2sim.cli import cli
 
-    src = sorted(_tosses(shared_data).glob("*.csv"))[0]
+    src = sorted(tosses(shared_data).glob("*.csv"))[0]
     (tmp_path / "m.xml").write_text(
         '<mujoco><worldbody><geom name="table" type="plane" size="0 0 1"/><body name="box"><freejoint/>'
         '<geom name="g" type="box" size=".05 .05 .05"/></body></worldbody></mujoco>'

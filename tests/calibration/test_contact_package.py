@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from real2sim.cli import cli
-from tests.helpers.cube import MAP
+from tests.helpers.cube import MAP, toss_folder, tosses
 
 
 @pytest.fixture(scope="module")
@@ -24,9 +24,7 @@ def written(shared_data: Path, tmp_path_factory) -> tuple[Path, dict, Path]:
     from real2sim.export.package import export_scene
     from real2sim.scene import Scene, SceneObject, Support
 
-    src = shared_data / "object_logs" / "contactnets_cube" / "tosses"
-    if not src.is_dir():
-        pytest.skip(f"{src} not present")
+    tosses(shared_data)  # skips without the shared data, before the export
     tmp = tmp_path_factory.mktemp("cpkg")
     pose = np.eye(4)
     pose[2, 3] = 0.0524
@@ -35,10 +33,7 @@ def written(shared_data: Path, tmp_path_factory) -> tuple[Path, dict, Path]:
     )
     pkg = tmp / "pkg"
     export_scene(scene, pkg, ExportCfg(workers=1))
-    logs = tmp / "tosses"
-    logs.mkdir()
-    for f in sorted(src.glob("*.csv"))[20:30]:
-        (logs / f.name).symlink_to(f)
+    logs = toss_folder(shared_data, tmp / "tosses", slice(20, 30))
     (tmp / "map.toml").write_text(MAP)
     out = tmp / "out"
     args = ["calibrate", str(pkg / "pkg.xml"), "--log", str(logs), "--map", str(tmp / "map.toml")]
