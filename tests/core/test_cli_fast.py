@@ -99,8 +99,7 @@ def test_shell_completion_works_without_heavy_libraries(tmp_path):
 def test_help_is_fast(tmp_path):
     """A generous wall-time bound (the import check above is the precise guard), relative to an interpreter that
     only imports click so that a loaded machine slows both alike: the best of five ``--help`` runs within 4x that
-    plus 0.3 s (measured: 0.19 s against 0.07 s on a quiet machine, 1.95 s against 0.60 s at load average 20;
-    before the lazy imports, 1.2-1.9 s quiet)."""
+    plus 0.3 s (figures in docs/speed.md)."""
 
     def best(cmd: list[str]) -> float:
         times = []
