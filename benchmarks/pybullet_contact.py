@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from real2sim.calibration.contact.logs import rotate_to_world
+
 DT = 1.0 / 240.0
 """PyBullet's default time step."""
 NAMES = ("lateral_friction", "spinning_friction", "rolling_friction", "restitution")
@@ -33,13 +35,6 @@ class Starts:
     quat: np.ndarray
     linvel: np.ndarray
     angvel_body: np.ndarray
-
-
-def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Rotate vectors v (N, 3) by w-x-y-z quaternions q (N, 4)."""
-    w, u = q[:, :1], q[:, 1:]
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
 
 
 class BulletCubes:
@@ -83,7 +78,7 @@ class BulletCubes:
         """Positions after ``nstep`` steps (B, 3), or after every step (B, nstep, 3) with ``record``."""
         pb, c = self.pb, self.cid
         out = np.zeros((s.pos.shape[0], nstep, 3) if record else (s.pos.shape[0], 3))
-        w_world = _rotate(s.quat, s.angvel_body)
+        w_world = rotate_to_world(s.quat, s.angvel_body)
         for a in range(0, s.pos.shape[0], len(self.cubes)):
             idx = range(a, min(a + len(self.cubes), s.pos.shape[0]))
             for k, b in enumerate(self.cubes):  # far apart first: no contact kept from the last batch

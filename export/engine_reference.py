@@ -37,7 +37,6 @@ class Body:
     inertia: np.ndarray
     pos: np.ndarray
     quat: np.ndarray
-    friction: float
 
     @property
     def world_com(self) -> np.ndarray:
@@ -59,7 +58,6 @@ def reference(
     for o in man.objects:
         b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, o.name)
         r = quat_to_matrix(model.body_iquat[b])
-        cols = [g for g in range(model.ngeom) if model.geom_bodyid[g] == b and model.geom_group[g] == 3]
         bodies.append(
             Body(
                 o.name,
@@ -70,7 +68,6 @@ def reference(
                 r @ np.diag(model.body_inertia[b]) @ r.T,
                 data.xpos[b].copy(),
                 data.xquat[b].copy(),
-                float(model.geom_friction[cols[0], 0]) if cols else 1.0,
             )
         )
     g = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, "support")

@@ -60,11 +60,16 @@ def quat_rate_body(time: np.ndarray, quat: np.ndarray) -> np.ndarray:
     return 2.0 * vec
 
 
+def rotate_to_world(quat: np.ndarray, vec: np.ndarray) -> np.ndarray:
+    """Body vectors (N, 3) into the world frame by w-x-y-z quaternions (N, 4)."""
+    w, u = quat[:, :1], quat[:, 1:]
+    t = 2.0 * np.cross(u, vec)
+    return vec + w * t + np.cross(u, t)
+
+
 def rotate_to_body(quat: np.ndarray, vec: np.ndarray) -> np.ndarray:
     """World vectors (N, 3) into the body frames of w-x-y-z quaternions (N, 4)."""
-    w, u = quat[:, :1], quat[:, 1:]
-    t = 2.0 * np.cross(-u, vec)
-    return vec + w * t + np.cross(-u, t)
+    return rotate_to_world(np.concatenate([quat[:, :1], -quat[:, 1:]], axis=1), vec)
 
 
 def read_motion(path: Path, log_map: LogMap, model=None) -> MotionLog:
