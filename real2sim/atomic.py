@@ -149,13 +149,18 @@ def output_dir(
     listing what real2sim wrote into it.
     """
     path = check_output(path, inputs, overwrite=overwrite)
-    created = make_parents(path.parent)
-    remove_stale_partials(path)
-    lock_fd, lock = _create_file(path.parent, _partial_prefix(path), ".lock")
-    tmp = Path(str(lock)[: -len(".lock")])
+    created: list[Path] = []
+    lock: Path | None = None
+    lock_fd = -1
     done = False
     try:
-        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        with signals_deferred():  # a stop comes once what this makes is known to the cleanup below
+            created = make_parents(path.parent)
+        remove_stale_partials(path)
+        with signals_deferred():
+            lock_fd, lock = _create_file(path.parent, _partial_prefix(path), ".lock")
+            fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        tmp = Path(str(lock)[: -len(".lock")])
         tmp.mkdir()
         with partial_folder(tmp):
             yield tmp
@@ -171,11 +176,12 @@ def output_dir(
                 os.replace(tmp, path)
         done = True
     finally:
-        if not done:
-            shutil.rmtree(tmp, ignore_errors=True)
-        os.close(lock_fd)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(lock)
+        if lock is not None:
+            if not done:
+                shutil.rmtree(Path(str(lock)[: -len(".lock")]), ignore_errors=True)
+            os.close(lock_fd)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(lock)
         if not done:
             remove_created(created)
 
