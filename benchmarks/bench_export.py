@@ -212,7 +212,10 @@ def summarize(rows: list[dict], cold: float) -> dict:
         "median_cpu_seconds_real2sim": statistics.median(r["cpu_seconds"] for r in ours.values()),
         "cold_start_seconds_real2sim": cold,
     }
-    both = [m for m in ours if m in peer]
+    failed = sorted(m for m in ours if m in peer and peer[m].get("failed"))
+    if failed:
+        out["peer_failed"] = {m: peer[m].get("note") or "no hulls written" for m in failed}
+    both = [m for m in ours if m in peer and m not in failed]
     if both:
         ratios = [peer[m]["seconds"] / ours[m]["seconds"] for m in both]
         done = [m for m in both if not peer[m].get("timed_out")]

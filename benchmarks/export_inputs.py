@@ -134,6 +134,9 @@ def run_peer(name: str, mesh: trimesh.Trimesh, ref: trimesh.Trimesh, work: Path,
         "rests": None,
         "note": "" if r.returncode == 0 else (r.stderr.strip().splitlines() or ["failed"])[-1][:200],
     }
+    if r.returncode != 0 or not hulls:  # a run that did not convert the mesh is no timing to compare with
+        out["failed"] = True
+        print(f"obj2mjcf failed on {name}: {out['note'] or 'no hulls written'}", file=sys.stderr)
     if hulls:
         out.update(max_hull_vertices=max(len(h.vertices) for h in hulls), _hulls=hulls)
     xml = d / name / f"{name}.xml"

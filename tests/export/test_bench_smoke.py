@@ -33,3 +33,28 @@ def test_bench_export_quick(tmp_path):
         assert res["summary"]["speedup_median"] > 0 and "l_block" in res["summary"]["fidelity_vs_peer"]
     else:
         assert not peer and "obj2mjcf not installed" in r.stderr
+
+
+def test_bench_export_does_not_time_a_failed_peer(tmp_path):
+    """An obj2mjcf that exits with an error (a broken install) is reported as failed, not timed as a fast run."""
+    import os
+    import subprocess
+
+    from tests.helpers.bench import ROOT
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    stub = bin_dir / "obj2mjcf"
+    stub.write_text("#!/bin/sh\necho 'ModuleNotFoundError: No module named obj2mjcf' >&2\nexit 1\n")
+    stub.chmod(0o755)
+    out = tmp_path / "bench.json"
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_export.py"), "--quick", "--json", str(out)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT, env=env,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    summary = json.loads(out.read_text())["summary"]
+    assert "No module named obj2mjcf" in summary["peer_failed"]["l_block"]
+    assert "speedup_median" not in summary and "fidelity_vs_peer" not in summary
+    assert "obj2mjcf failed on l_block" in r.stderr
