@@ -12,6 +12,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
+from real2sim.recon.segmentation.bridges import split_weak_links
 from real2sim.recon.segmentation.convexity import lccp_segments, merge_convex_unions, patch_graph
 from real2sim.recon.segmentation.occlusion import RangeImage, merge_occluded
 from real2sim.recon.segmentation.refine import refine_boundaries
@@ -123,7 +124,9 @@ def split_convex(
         points, normals, colors, seed=SEED_SPACINGS * spacing, radius=radius,
         concavity_tolerance_deg=concavity_deg, step_slack=STEP_SPACINGS * spacing,
     )  # fmt: skip
-    seg = lccp_segments(g)[g.patch]
+    seg = split_weak_links(
+        points, normals, g, lccp_segments(g), min_points=min_points, max_depth=MAX_CONCAVITY, spacing=spacing
+    )[g.patch]
     if seg.max() == 0:
         return zeros
     near = cKDTree(points).query_pairs(tolerance, output_type="ndarray")
