@@ -7,9 +7,10 @@ a few joining edges. ``split_weak_links`` finds such boundaries: inside each LCC
 average-linkage style (the adjacent pair with the largest share of joining contact first, while that share is at
 least ``WEAK_LINK``), giving parts; the parts are regrouped (small parts join the group they share the most joining
 contact with; groups whose union is convex within ``max_depth`` join; groups that touch and of which neither rests
-on the other join), and a segment left in two or more groups is cut into them. A part stays cut off only when it
-rests on its neighbour or carries it: a mug's handle, a tray's walls or the two halves of a bowl meet their other
-parts side by side, and stay whole.
+on the other join), and a segment left in two or more groups, each convex within ``max_depth``, is cut into them. A
+part stays cut off only when it rests on its neighbour or carries it, and is convex: a mug's handle, a tray's walls
+or the two halves of a bowl meet their other parts side by side, and the inside of a mug seen over its rim is not
+convex; they stay whole.
 """
 
 from __future__ import annotations
@@ -177,8 +178,8 @@ def split_weak_links(
                 if link(x, y)[1] > 0 and not (rest[ids[i], ids[k]] or rest[ids[k], ids[i]]):
                     join(x, y)
         heads = sorted({group[r] for r in big})
-        if len(heads) < 2:
-            continue
+        if len(heads) < 2 or any(concavity_depth(points[idx_of({h})]) > max_depth for h in heads):
+            continue  # what is cut off is a convex object: a part that is not (a mug's inside) stays
         for h in heads[1:] + small:
             for r in roots:
                 if group[r] == h:
