@@ -90,6 +90,77 @@ def agglomerate(
     return _roots(parent), size, stats
 
 
+def _regroup(
+    points: np.ndarray,
+    normals: np.ndarray,
+    g: PatchGraph,
+    lab: np.ndarray,
+    root_idx: list[np.ndarray],
+    big: np.ndarray,
+    link: tuple[np.ndarray, np.ndarray],
+    *,
+    max_depth: float,
+    spacing: float,
+) -> np.ndarray | None:
+    """Group per part (a part's id is its index; a group is named by one of its big parts) for one segment, or None
+    when it stays whole. ``lab``: per point, the cluster's segments with this one's points at -1; ``root_idx``: the
+    points of each part; ``big``: parts of ``min_points`` or more; ``link``: (joining, total) contact between parts."""
+    n = len(root_idx)
+    gid = np.arange(n)
+    joining, total = link
+
+    def between(x: int, y: int) -> tuple[float, float]:
+        mx, my = gid == x, gid == y
+        return float(joining[np.ix_(mx, my)].sum()), float(total[np.ix_(mx, my)].sum())
+
+    def idx_of(*heads: int) -> np.ndarray:
+        return np.concatenate([root_idx[k] for k in range(n) if gid[k] in heads])
+
+    def heads() -> list[int]:
+        return sorted(set(gid[big].tolist()))
+
+    small = np.flatnonzero(~big).tolist()
+    while small:  # each small part joins the group it shares the most joining contact with
+        scored = [(between(r, h), h, r) for r in small for h in heads()]
+        scored = [x for x in scored if x[0][1] > 0]
+        if not scored:
+            break
+        _, h, r = max(scored, key=lambda x: (x[0][0], x[0][1], -x[1], -x[2]))
+        gid[r] = h
+        small.remove(r)
+    while True:  # groups whose union is convex, shallowest first
+        hs = heads()
+        depths = [
+            (concavity_depth(points[idx_of(x, y)]), x, y)
+            for i, x in enumerate(hs)
+            for y in hs[i + 1 :]
+            if between(x, y)[1] > 0
+        ]
+        depths = [d for d in depths if d[0] <= max_depth]
+        if not depths:
+            break
+        _, x, y = min(depths)
+        gid[gid == y] = x
+    hs = heads()
+    if len(hs) < 2:
+        return None
+    base = int(lab.max()) + 1
+    for k, h in enumerate(hs):
+        lab[idx_of(h)] = base + k
+    lab[lab < 0] = base + len(hs)  # points of small parts left without a group
+    dense = np.unique(lab, return_inverse=True)[1].reshape(-1)
+    rest = rests_on(points, normals, dense, g.pairs, spacing)
+    ids = [int(dense[idx_of(h)[0]]) for h in hs]
+    for i, x in enumerate(hs):  # touching groups of which neither rests on the other are one object
+        for k, y in enumerate(hs[i + 1 :], start=i + 1):
+            if between(x, y)[1] > 0 and not (rest[ids[i], ids[k]] or rest[ids[k], ids[i]]):
+                gid[gid == y] = x
+    hs = heads()
+    if len(hs) < 2 or any(concavity_depth(points[idx_of(h)]) > max_depth for h in hs):
+        return None  # what is cut off is a convex object: a part that is not (a mug's inside) stays
+    return gid
+
+
 def split_weak_links(
     points: np.ndarray,
     normals: np.ndarray,
@@ -116,74 +187,32 @@ def split_weak_links(
     next_label = int(seg.max()) + 1
     for s_id in np.flatnonzero(within).tolist():
         members = np.flatnonzero(seg == s_id)
-        roots = sorted(set(root[members].tolist()))
-        if sum(size[r] >= min_points for r in roots) < 2:
+        roots = np.unique(root[members])
+        big = size[roots] >= min_points
+        if big.sum() < 2:
             continue
-        group = {r: r for r in roots}
-        parts = {r: members[root[members] == r] for r in roots}
-
-        def idx_of(heads: set[int], group=group, parts=parts, roots=roots) -> np.ndarray:
-            return np.concatenate(
-                [order[starts[p] : starts[p + 1]] for r in roots if group[r] in heads for p in parts[r]]
-            )
-
-        def link(x: int, y: int, group=group, roots=roots) -> tuple[float, float]:
-            j = t = 0.0
-            for p in (r for r in roots if group[r] == x):
-                for q in (r for r in roots if group[r] == y):
-                    st = stats.get((min(p, q), max(p, q)))
-                    if st is not None:
-                        j, t = j + st[0], t + st[1]
-            return j, t
-
-        big = [r for r in roots if size[r] >= min_points]
-        small = [r for r in roots if size[r] < min_points]
-        while small:
-            heads = sorted({group[r] for r in big})
-            scored = [(link(r, h), h, r) for r in small for h in heads]
-            scored = [x for x in scored if x[0][1] > 0]
-            if not scored:
-                break
-            _, h, r = max(scored, key=lambda x: (x[0][0], x[0][1], -x[1], -x[2]))
-            group[r] = h
-            small.remove(r)
-
-        def join(x: int, y: int, group=group, roots=roots) -> None:
-            for r in roots:
-                if group[r] == y:
-                    group[r] = x
-
-        while True:  # convex unions first, shallowest first
-            heads = sorted({group[r] for r in big})
-            pairs = [(x, y) for i, x in enumerate(heads) for y in heads[i + 1 :] if link(x, y)[1] > 0]
-            depths = [(concavity_depth(points[idx_of({x, y})]), x, y) for x, y in pairs]
-            depths = [d for d in depths if d[0] <= max_depth]
-            if not depths:
-                break
-            _, x, y = min(depths)
-            join(x, y)
-        heads = sorted({group[r] for r in big})
-        if len(heads) < 2:
-            continue
+        parts = [members[root[members] == r] for r in roots]
+        pos = {int(r): k for k, r in enumerate(roots)}
+        joining, total = np.zeros((len(roots), len(roots))), np.zeros((len(roots), len(roots)))
+        for (p, q), (j, t) in stats.items():
+            if p in pos and q in pos:
+                a, b = pos[p], pos[q]
+                joining[a, b] = joining[b, a] = j
+                total[a, b] = total[b, a] = t
         lab = point_seg.copy()
         lab[point_seg == s_id] = -1
-        for k, h in enumerate(heads):
-            lab[idx_of({h})] = next_label + k
-        lab[lab < 0] = next_label + len(heads)  # points of small parts left without a group
-        _, dense = np.unique(lab, return_inverse=True)
-        rest = rests_on(points, normals, dense.reshape(-1), g.pairs, spacing)
-        ids = [int(dense.reshape(-1)[idx_of({h})[0]]) for h in heads]
-        for i, x in enumerate(heads):  # touching groups of which neither rests on the other are one object
-            for k, y in enumerate(heads[i + 1 :], start=i + 1):
-                if link(x, y)[1] > 0 and not (rest[ids[i], ids[k]] or rest[ids[k], ids[i]]):
-                    join(x, y)
-        heads = sorted({group[r] for r in big})
-        if len(heads) < 2 or any(concavity_depth(points[idx_of({h})]) > max_depth for h in heads):
-            continue  # what is cut off is a convex object: a part that is not (a mug's inside) stays
-        for h in heads[1:] + small:
-            for r in roots:
-                if group[r] == h:
-                    out[parts[r]] = next_label
+        gid = _regroup(
+            points, normals, g, lab, [np.concatenate([order[starts[p] : starts[p + 1]] for p in ps]) for ps in parts],
+            big, (joining, total), max_depth=max_depth, spacing=spacing,
+        )  # fmt: skip
+        if gid is None:
+            continue
+        heads = sorted(set(gid[big].tolist()))
+        alone = np.flatnonzero(
+            ~big & (gid == np.arange(len(gid)))
+        ).tolist()  # small parts left without a group
+        for h in heads[1:] + alone:  # the first group keeps the segment's label
+            out[np.concatenate([parts[k] for k in np.flatnonzero(gid == h)])] = next_label
             next_label += 1
     _, out = np.unique(out, return_inverse=True)
     return out.reshape(-1).astype(np.int64)
