@@ -102,8 +102,8 @@ def test_ransac_early_stop_keeps_the_qualifying_planes():
     full = [(m, inl) for m, inl in _ransac_planes(ds, 0.01, 3, 0) if len(inl) >= need]
     short = _ransac_planes(ds, 0.01, 3, 0, need)
     assert len(full) == len(short) >= 1
-    # the same planes, up to Open3D's RANSAC, which is not bit-reproducible in every process (seen once in a pytest
-    # worker: the same plane 0.35 mm and 0.02 deg apart between two calls with the same seed)
+    # the same planes, up to Open3D's RANSAC, which is not bit-reproducible from run to run although seeded
+    # (docs/reliability.md §7)
     for (m1, i1), (m2, i2) in zip(full, short, strict=True):
         n1, n2 = m1[:3] / np.linalg.norm(m1[:3]), m2[:3] / np.linalg.norm(m2[:3])
         assert n1 @ n2 > np.cos(np.radians(0.5))
