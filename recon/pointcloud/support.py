@@ -123,6 +123,9 @@ def _largest_patch(xy: np.ndarray, cell: float) -> np.ndarray:
     return lab[ij[:, 0], ij[:, 1]] == int(np.argmax(sizes))
 
 
+REFIT_PASSES = 20
+"""Most refits of the support plane on the points in its band (it usually settles in 2-4)."""
+
 _LEVEL_COS = float(np.cos(np.radians(30.0)))
 """A support candidate must be within 30 deg of a given up direction."""
 
@@ -175,6 +178,15 @@ def fit_support(
     n, c = fit_plane_lsq(points[near])
     for band in (distance, distance * 0.6):
         near = np.abs((points - c) @ n) < band
+        n, c = fit_plane_lsq(points[near])
+    # Open3D's RANSAC is not reproducible from run to run although seeded: the plane it hands over differs a little,
+    # and the band above may hold a few points more or less. Refit until the band holds the same points: a fixed
+    # point that does not depend on where the search started, so the scene frame is the same in every run.
+    for _ in range(REFIT_PASSES):
+        again = np.abs((points - c) @ n) < distance * 0.6
+        if np.array_equal(again, near):
+            break
+        near = again
         n, c = fit_plane_lsq(points[near])
     if up is not None:
         ref = np.asarray(up, dtype=np.float64)
