@@ -50,7 +50,10 @@ def split_by_colour(
 
 def merge_small_regions(lab: np.ndarray, pairs: np.ndarray, min_points: int) -> np.ndarray:
     """Regions with fewer than ``min_points`` points join the neighbouring region they touch most (``pairs``:
-    neighbouring point index pairs), largest first, so noise and texture do not shatter an object. Labels 0..K-1."""
+    neighbouring point index pairs), largest first, so noise and texture do not shatter an object. A small region
+    whose strongest contact is another small region waits for that one's choice (a string of fragments along a rim
+    follows the object it continues, not one that its last fragment grazes), unless every small region waits.
+    Labels 0..K-1."""
     for _ in range(20):
         sizes = np.bincount(lab)
         small = sizes < min_points
@@ -62,6 +65,11 @@ def merge_small_regions(lab: np.ndarray, pairs: np.ndarray, min_points: int) -> 
         src = np.concatenate([a, b])
         dst = np.concatenate([b, a])
         m = small[src] & ~small[dst]
+        if m.any():
+            touch = coo_matrix((np.ones(len(src)), (src, dst)), shape=(len(sizes), len(sizes))).tocsr()
+            first = small & ~small[np.asarray(touch.argmax(axis=1)).ravel()]
+            if (first[src] & m).any():
+                m &= first[src]
         if not m.any():
             m = small[src] & (sizes[dst] > sizes[src])
             if not m.any():
