@@ -18,6 +18,8 @@ MIN_PATCH_POINTS = 5
 """Only patches with at least this many points take part (their plane is measured)."""
 PAIRS_TRIED = 6
 """Per pair of segments, this many of the nearest coplanar patch pairs are tried (nearest first)."""
+MIN_LINES = 2
+"""Two segments join only on at least this many consistent lines: one line is no vote."""
 
 
 class RangeImage:
@@ -71,7 +73,7 @@ def merge_occluded(
     within ``concavity_deg``, centroids within ``step`` of each other's plane) the ``PAIRS_TRIED`` nearest are
     tried: the line between a pair is consistent with one surface when no sample of it is seen through (nor
     unseen), and it is hidden when some sample lies behind a nearer surface. The segments join when more than half
-    of the lines tried are consistent and one of those is hidden; a fragment (under ``min_points`` points) also
+    of the lines tried, and at least ``MIN_LINES``, are consistent and one of those is hidden; a fragment (under ``min_points`` points) also
     joins on its nearest line alone, consistent and hidden, and joins one segment only. Labels 0..K'-1."""
     k = int(seg.max()) + 1
     if k < 2:
@@ -116,7 +118,8 @@ def merge_occluded(
     join = []
     partner: dict[int, tuple[tuple[int, int, int], int]] = {}
     for (i, j), v in votes.items():
-        if not (2 * sum(c for c, _ in v) > len(v) and any(h for _, h in v)) and not (
+        agree = sum(c for c, _ in v)
+        if not (2 * agree > len(v) and agree >= MIN_LINES and any(h for _, h in v)) and not (
             v[0][1] and min(size[i], size[j]) < min_points
         ):
             continue

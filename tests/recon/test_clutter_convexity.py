@@ -87,6 +87,38 @@ def test_continuation_does_not_hinge_on_the_nearest_patch_pair() -> None:
     assert out.max() == 0
 
 
+def _ridge(x0: float, x1: float, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """A 1 x 1.2 cm flat strip at z = 0.05 from ``x0`` to ``x1``, then a face rising at 45 degrees away from the gap
+    (``side``: -1 to the left, 1 to the right); points and normals."""
+    flat = _plane(x0, x1, 0.05, y0=-0.006, y1=0.006)
+    u = _plane(0.004, 0.08, 0.0)
+    edge = x0 if side < 0 else x1
+    ramp = np.c_[edge + side * u[:, 0] / np.sqrt(2), u[:, 1], 0.05 + u[:, 0] / np.sqrt(2)]
+    up = np.tile([0.0, 0.0, 1.0], (len(flat), 1))
+    tilted = np.tile([-side / np.sqrt(2), 0.0, 1 / np.sqrt(2)], (len(ramp), 1))
+    return np.r_[flat, ramp], np.r_[up, tilted]
+
+
+def test_one_line_is_no_vote() -> None:
+    """Two ridges 8 cm apart whose only coplanar patches are one small flat strip each, the gap between them hidden
+    by a slab: a single line between the two strips is all the evidence of one surface, and they stay apart."""
+    sensor = np.array([0.0, 0.0, 1.0])
+    (lp, ln), (rp, rn) = _ridge(-0.05, -0.04, -1), _ridge(0.04, 0.05, 1)
+    pts, nrm = np.r_[lp, rp], np.r_[ln, rn]
+    g = patch_graph(pts, nrm, None, seed=0.016, radius=0.0072, concavity_tolerance_deg=10.0, step_slack=0.004)
+    seg = (pts[:, 0] > 0).astype(np.int64)
+    coplanar = [
+        (a, b)
+        for a, b in _cross_pairs(g, seg)
+        if g.normal[a] @ g.normal[b] > np.cos(np.radians(10.0))
+        and abs((g.centroid[b] - g.centroid[a]) @ g.normal[a]) <= 0.008
+    ]
+    assert len(coplanar) == 1
+    image = RangeImage(np.r_[pts, _plane(-0.045, 0.045, 0.3)], sensor, 0.004)
+    out = merge_occluded(seg, g, g.pairs, image, concavity_deg=10.0, step=0.008, spacing=0.004)
+    assert out.max() == 1
+
+
 def _cross_pairs(g, seg: np.ndarray) -> list[tuple[int, int]]:
     """Patch pairs across the two segments, of the patches ``merge_occluded`` measures."""
     ps = np.zeros(len(g.size), dtype=np.int64)

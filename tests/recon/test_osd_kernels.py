@@ -122,7 +122,7 @@ def test_touching_objects_survive_jitter(shared_data: Path, seed: int) -> None:
 
 OPEN = pytest.mark.xfail(
     strict=True,
-    reason="open: box 9 and box 10 are joined, 13 objects of 14 (docs/reliability.md §7)",
+    reason="open: 14 objects, but the bowl's rim loses pieces to its neighbour (IoU 0.845; docs/reliability.md §7)",
 )
 
 
