@@ -176,7 +176,8 @@ def _points_to_scene(
         )
         clock("segment")
         free_space = None if w_orig is None else FreeSpace.from_rays(w, w_orig, support_mask)
-        for k in range(n_obj):
+
+        def one(k: int) -> SceneObject:
             sel = cand[cand_lab == k]
             obj_pts = w[sel]
             colors = None if cloud.colors is None else cloud.colors[vidx[sel]]
@@ -189,17 +190,24 @@ def _points_to_scene(
             mesh_w = mesh_object(mpts, nrm, 0.0, cfg, free_space=free_space)
             paint(mesh_w, obj_pts, colors)
             mesh_o, world_from_object = place_object(mesh_w, 0.0)
-            objects.append(
-                SceneObject(
-                    name=f"object_{k + 1}",
-                    mesh=mesh_o,
-                    world_from_object=world_from_object,
-                    density=cfg.density,
-                    friction=cast("tuple[float, float, float]", tuple(cfg.friction)),
-                    rgba=object_colour(colors),
-                    source=f"{short_name(name)}#cluster{k + 1}",
-                )
+            return SceneObject(
+                name=f"object_{k + 1}",
+                mesh=mesh_o,
+                world_from_object=world_from_object,
+                density=cfg.density,
+                friction=cast("tuple[float, float, float]", tuple(cfg.friction)),
+                rgba=object_colour(colors),
+                source=f"{short_name(name)}#cluster{k + 1}",
             )
+
+        workers = min(thread_budget(), n_obj)
+        if workers > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(workers) as pool:
+                objects = list(pool.map(one, range(n_obj)))
+        else:
+            objects = [one(k) for k in range(n_obj)]
     clock("mesh")
     if not objects:
         warn_no_objects(name, no_objects_reason(w, inside, ds[kidx] if len(cand) else w[:0], cfg))

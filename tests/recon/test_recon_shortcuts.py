@@ -1,6 +1,7 @@
 """The reconstruction's shortcuts give what the plain computations give: the rays in a box, each sensor's cone
 pre-selection in the projective carving (the same carved grid as projecting every ray), the ray spacing by sensor, the thin-wall test's split search, the signed
-volume, the early stop of the RANSAC plane search, and BLAS's thread count restored after ``points_to_scene``.
+volume, the early stop of the RANSAC plane search, BLAS's thread count restored after ``points_to_scene``, and
+the objects meshed in parallel threads.
 Inputs: the ray-cast tabletop scan (one sensor) and seeded random clouds."""
 
 from __future__ import annotations
@@ -124,3 +125,23 @@ def test_points_to_scene_restores_blas_threads():
     out = points_to_scene(PointCloud(pts, sensor_origin=np.zeros(3)), PointCloudReconCfg(mesh_max_cells=40))
     assert len(out.scene.objects) == 4
     assert [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] == before
+
+
+def test_objects_meshed_in_parallel_are_the_serial_ones(monkeypatch):
+    from real2sim.recon.io import PointCloud
+    from real2sim.recon.pointcloud.config import PointCloudReconCfg
+    from real2sim.recon.pointcloud.scene import points_to_scene
+
+    pts = tabletop(30_000, seed=0)[0].points
+    scenes = []
+    for threads in ("1", "2"):
+        monkeypatch.setenv("OMP_NUM_THREADS", threads)
+        out = points_to_scene(
+            PointCloud(pts, sensor_origin=np.zeros(3)), PointCloudReconCfg(mesh_max_cells=40)
+        )
+        scenes.append(out.scene.objects)
+    assert len(scenes[0]) == len(scenes[1]) == 4
+    for a, b in zip(*scenes, strict=True):
+        assert a.name == b.name and a.source == b.source
+        assert np.array_equal(a.mesh.vertices, b.mesh.vertices) and np.array_equal(a.mesh.faces, b.mesh.faces)
+        assert np.array_equal(a.world_from_object, b.world_from_object) and a.rgba == b.rgba
