@@ -5,6 +5,7 @@ bowl. Exact labels and contacts, so every choice is known."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from real2sim.recon.segmentation.segment import merge_small_regions
 
@@ -20,20 +21,20 @@ def _pairs(lab: np.ndarray, contacts: dict[tuple[int, int], int]) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-def test_a_rim_fragment_follows_its_chain_not_the_neighbour_it_grazes():
+@pytest.mark.parametrize(
+    ("rim_b_on_bowl", "rim_a_joins"),
+    [
+        # RIM_A touches RIM_B most and CONTENT a little; RIM_B touches the bowl most: RIM_A waits and follows RIM_B
+        (25, BOWL),
+        # each fragment's strongest contact is the other fragment: none can wait, each takes its large neighbour
+        (2, CONTENT),
+    ],
+)
+def test_a_rim_fragment_follows_its_chain_not_the_neighbour_it_grazes(rim_b_on_bowl: int, rim_a_joins: int):
     lab = np.repeat([BOWL, CONTENT, RIM_A, RIM_B], [100, 100, 10, 12])
-    # RIM_A touches RIM_B most and CONTENT a little; RIM_B touches the bowl most
-    pairs = _pairs(lab, {(RIM_A, RIM_B): 20, (RIM_A, CONTENT): 3, (RIM_B, BOWL): 25})
+    pairs = _pairs(lab, {(RIM_A, RIM_B): 20, (RIM_A, CONTENT): 3, (RIM_B, BOWL): rim_b_on_bowl})
     out = merge_small_regions(lab, pairs, min_points=30)
     assert out.max() == 1
-    assert (out[lab == RIM_A] == out[0]).all() and (out[lab == RIM_B] == out[0]).all()
-    assert (out[lab == CONTENT] != out[0]).all()
-
-
-def test_fragments_that_only_touch_each_other_most_still_join_a_large_region():
-    lab = np.repeat([BOWL, CONTENT, RIM_A, RIM_B], [100, 100, 10, 12])
-    # each fragment's strongest contact is the other fragment: none can wait for the other, each takes its large one
-    pairs = _pairs(lab, {(RIM_A, RIM_B): 20, (RIM_A, CONTENT): 3, (RIM_B, BOWL): 2})
-    out = merge_small_regions(lab, pairs, min_points=30)
-    assert out.max() == 1
-    assert (out[lab == RIM_A] == out[100]).all() and (out[lab == RIM_B] == out[0]).all()
+    assert out[0] != out[100]
+    assert (out[lab == RIM_B] == out[0]).all()
+    assert (out[lab == RIM_A] == out[100 * rim_a_joins]).all()
