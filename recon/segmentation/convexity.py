@@ -215,12 +215,18 @@ def _union_depth(points: np.ndarray, seg: np.ndarray, near: np.ndarray, pair: tu
     return concavity_depth(points[u], core[u])
 
 
+WEAK_CONTACT = 0.5
+"""A convex union is not taken over a contact (point pairs) under this share of either segment's strongest contact
+with another segment it also forms a convex union with."""
+
+
 def merge_convex_unions(
     points: np.ndarray, seg: np.ndarray, near: np.ndarray, max_depth: float
 ) -> np.ndarray:
     """Join touching segments (``near``: point pairs in contact) whose union is convex within ``max_depth`` [m]
-    (relief of one surface, such as a stone's dents, rather than a notch between two objects), shallowest first.
-    ``seg``: per point, 0..K-1. Labels 0..K'-1."""
+    (relief of one surface, such as a stone's dents, rather than a notch between two objects), shallowest first;
+    a pair whose contact is under ``WEAK_CONTACT`` of either segment's strongest contact with a partner it forms
+    such a union with is not joined. ``seg``: per point, 0..K-1. Labels 0..K'-1."""
     seg = seg.copy()
     depth: dict[tuple[int, int], float] = {}
     while True:
@@ -233,7 +239,20 @@ def merge_convex_unions(
         depth = {p: depth[p] if p in depth else _union_depth(points, seg, near, p) for p in pairs}
         if not depth:
             break
-        best = min(sorted(depth), key=depth.__getitem__)
+        # a pair whose contact is weak beside what either segment shares with another convex partner waits: a
+        # piece of one object grazing the next object at a corner does not join it however flat their union
+        lo, hi = np.minimum(a[cross], b[cross]), np.maximum(a[cross], b[cross])
+        k = int(seg.max()) + 1
+        keys, counts = np.unique(lo * k + hi, return_counts=True)
+        contact = {(int(x) // k, int(x) % k): int(c) for x, c in zip(keys, counts, strict=True)}
+        strongest = np.zeros(k)
+        for (i, j), c in contact.items():
+            if depth[(i, j)] <= max_depth:
+                strongest[i], strongest[j] = max(strongest[i], c), max(strongest[j], c)
+        ok = [p for p in sorted(depth) if contact[p] >= WEAK_CONTACT * max(strongest[p[0]], strongest[p[1]])]
+        if not ok:
+            break
+        best = min(ok, key=depth.__getitem__)
         if depth[best] > max_depth:
             break
         seg[seg == best[1]] = best[0]

@@ -114,8 +114,10 @@ def test_box_on_a_box_survives_jitter(shared_data: Path, seed: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1, 2, 13])
 def test_touching_objects_survive_jitter(shared_data: Path, seed: int) -> None:
+    """Under seed 13 a piece of object 2 touched object 5 at a corner (16 point pairs, against 341 with the rest of
+    object 2) and their union was the flatter one: a convex union is not taken over so weak a contact."""
     res = _run(shared_data, "test44", None, jitter=1e-4, seed=seed)
     assert res["n"] == EXPECT["test44"] and min(res["ious"]) >= 0.85, res
 
