@@ -1,7 +1,7 @@
 """Reconstruction accuracy against ground truth: Chamfer distance, true meshes of a session, object matching.
 
 Used by the tests and benchmarks that score reconstructions of sessions with a ``ground_truth.json`` (sample_data):
-the point-cloud path (``match_by_centroid``) and the photos path (``evaluate_photos``).
+the point-cloud path (``match_by_centroid``) and the photos path (``evaluate_photos``, ``evaluate_photos_output``).
 """
 
 from __future__ import annotations
@@ -55,15 +55,23 @@ def match_by_centroid(truth: list[TrueObject], recs: list[trimesh.Trimesh]) -> l
 
 
 def evaluate_photos(session: str | Path, out: Path) -> dict:
-    """Reconstruct ``session/images`` (``recon photos --marker-size 0.08``) into ``out`` and compare with
-    ``session/ground_truth.json``: pose errors, marker scale against the truth, Chamfer per object; the frames are
-    tied by a rigid fit of the camera centres."""
-    from real2sim.recon.photos.align import Similarity, camera_centre, pose_errors, umeyama
+    """Reconstruct ``session/images`` (``recon photos --marker-size 0.08``) into ``out`` in this process and compare
+    with the ground truth (``evaluate_photos_output``); ``result``: the ``run_recon_photos`` value."""
     from real2sim.recon.photos.run import PhotosReconCfg, run_recon_photos
-    from real2sim.scene import load_scene
 
     session = Path(session)
     res = run_recon_photos(PhotosReconCfg(image_dir=session / "images", out_dir=out, marker_size=0.08))
+    return {"result": res, **evaluate_photos_output(session, out)}
+
+
+def evaluate_photos_output(session: str | Path, out: Path) -> dict:
+    """Compare the photo reconstruction written to ``out`` with ``session/ground_truth.json``: pose errors, marker
+    scale against the truth, Chamfer per object; the frames are tied by a rigid fit of the camera centres.
+    ``report``: the run's ``sfm_report.json``."""
+    from real2sim.recon.photos.align import Similarity, camera_centre, pose_errors, umeyama
+    from real2sim.scene import load_scene
+
+    session = Path(session)
     gt = json.loads((session / "ground_truth.json").read_text())
     ref = {Path(i["file"]).name: np.asarray(i["cam_from_world"]) for i in gt["images"]}
     cams = {
@@ -84,5 +92,6 @@ def evaluate_photos(session: str | Path, out: Path) -> dict:
         m.vertices = to_gt.apply(m.vertices)
         name, tm = min(truth, key=lambda t: np.linalg.norm(t[1].bounds.mean(0)[:2] - m.bounds.mean(0)[:2]))
         chamfer[f"{ob.name}->{name}"] = chamfer_distance(m, tm)
-    return {"result": res, "errors": errors, "scale_vs_truth": umeyama(c_est, c_ref).scale, "chamfer": chamfer,
+    return {"report": json.loads((out / "sfm_report.json").read_text()), "errors": errors,
+            "scale_vs_truth": umeyama(c_est, c_ref).scale, "chamfer": chamfer,
             "n_truth": len(truth), "matched": {k.split("->")[1] for k in chamfer}}  # fmt: skip

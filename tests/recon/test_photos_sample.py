@@ -5,26 +5,44 @@ stays the marker's)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from real2sim.scene import load_scene
-from tests.helpers.accuracy import evaluate_photos
+from tests.helpers.accuracy import evaluate_photos_output
 
 pytestmark = (
     pytest.mark.slow
-)  # two reconstructions of the 24 sample photos (about 40 s each on 2 cores) and one export
+)  # two reconstructions of the 24 sample photos (about 40 s each on 2 cores, run side by side) and one export
 
 
 @pytest.fixture(scope="module")
-def session(sample_data, tmp_path_factory):
-    out = tmp_path_factory.mktemp("photos") / "scene"
-    return out, evaluate_photos(sample_data, out)
+def runs(sample_data, tmp_path_factory) -> tuple[Path, Path]:
+    """Two runs of ``real2sim recon photos --marker-size 0.08`` on the same photos, side by side, each its own
+    process as a user runs it (a second SfM in one long-lived Python process that has done other work can differ
+    at the 1e-5 level: COLMAP's state, docs/photos.md)."""
+    import subprocess
+    import sys
+
+    root = tmp_path_factory.mktemp("photos")
+    cmd = [sys.executable, "-m", "real2sim", "-q", "recon", "photos", str(sample_data / "images"), "--marker-size",
+           "0.08", "-o"]  # fmt: skip
+    procs = [subprocess.Popen([*cmd, str(root / name)]) for name in ("a", "b")]
+    assert [p.wait() for p in procs] == [0, 0]
+    return root / "a", root / "b"
+
+
+@pytest.fixture(scope="module")
+def session(sample_data, runs):
+    out = runs[0]
+    return out, evaluate_photos_output(sample_data, out)
 
 
 def test_sample_cameras(session):
     _, ev = session
-    res, e = ev["result"], ev["errors"]
-    assert len(res.sfm.registered) == len(res.sfm.images) == 24
+    report, e = ev["report"], ev["errors"]
+    assert report["registered"] == report["images"] == 24
     assert e.median_rotation_deg <= 0.5, e.summary()
     assert e.median_centre_rel <= 0.01, e.summary()
 
@@ -32,8 +50,8 @@ def test_sample_cameras(session):
 def test_sample_marker_scale_within_1_percent(session):
     _, ev = session
     assert ev["scale_vs_truth"] == pytest.approx(1.0, abs=0.01)
-    est = ev["result"].scale
-    assert est is not None and est.views >= 10 and 0 < est.sigma / est.scale < 0.02
+    est = ev["report"]["scale"]
+    assert est is not None and est["views"] >= 10 and 0 < est["sigma"] / est["scale"] < 0.02
 
 
 def test_sample_object_meshes(session):
@@ -46,20 +64,10 @@ def test_sample_object_meshes(session):
     assert all(o.mesh.is_watertight for o in load_scene(out).objects)
 
 
-def test_sample_reconstruction_is_deterministic(sample_data, tmp_path):
-    """Same photos, same bytes: two runs of ``real2sim recon photos`` (multi-threaded extraction, matching and dense
-    stereo) write the identical scene (scene.json, meshes), cameras.json and sfm_report.json (timings are logged, not
-    written).
-    Each run is its own process, as a user runs it: a second SfM in one long-lived Python process that has done
-    other work can differ at the 1e-5 level (COLMAP's state; docs/photos.md)."""
-    import subprocess
-    import sys
-
-    cmd = [sys.executable, "-m", "real2sim", "-q", "recon", "photos", str(sample_data / "images"), "--marker-size",
-           "0.08", "-o"]  # fmt: skip
-    runs = [subprocess.Popen([*cmd, str(tmp_path / name)]) for name in ("a", "b")]
-    assert [r.wait() for r in runs] == [0, 0]
-    out, again = tmp_path / "a", tmp_path / "b"
+def test_sample_reconstruction_is_deterministic(runs):
+    """Same photos, same bytes: the two runs (multi-threaded extraction, matching and dense stereo) write the
+    identical scene (scene.json, meshes), cameras.json and sfm_report.json (timings are logged, not written)."""
+    out, again = runs
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert files == sorted(str(p.relative_to(again)) for p in again.rglob("*") if p.is_file())
     assert {"scene.json", "cameras.json"} <= set(files) and any(f.startswith("meshes/") for f in files), files
