@@ -173,15 +173,14 @@ def fit_support(
     model = max(planes, key=lambda pl: support_count(pl[0]))[0]
     n0 = model[:3] / np.linalg.norm(model[:3])
     d0 = model[3] / np.linalg.norm(model[:3])
-    # Refine on every input point near the RANSAC plane (two passes, shrinking band) for a sub-degree normal.
+    # Refine on every input point near the RANSAC plane (two passes in its band) for a sub-degree normal ...
     near = np.abs(points @ n0 + d0) < distance
     n, c = fit_plane_lsq(points[near])
-    for band in (distance, distance * 0.6):
-        near = np.abs((points - c) @ n) < band
-        n, c = fit_plane_lsq(points[near])
-    # Open3D's RANSAC is not reproducible from run to run although seeded: the plane it hands over differs a little,
-    # and the band above may hold a few points more or less. Refit until the band holds the same points: a fixed
-    # point that does not depend on where the search started, so the scene frame is the same in every run.
+    near = np.abs((points - c) @ n) < distance
+    n, c = fit_plane_lsq(points[near])
+    # then in a narrower band until it holds the same points: Open3D's RANSAC is not reproducible from run to run
+    # although seeded, and this fixed point does not depend on where the search started, so the scene frame is the
+    # same in every run
     for _ in range(REFIT_PASSES):
         again = np.abs((points - c) @ n) < distance * 0.6
         if np.array_equal(again, near):

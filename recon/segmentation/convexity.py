@@ -232,19 +232,17 @@ def merge_convex_unions(
     while True:
         a, b = seg[near[:, 0]], seg[near[:, 1]]
         cross = a != b
-        pairs = np.unique(
-            np.stack([np.minimum(a[cross], b[cross]), np.maximum(a[cross], b[cross])], 1), axis=0
+        k = int(seg.max()) + 1
+        keys, counts = np.unique(
+            np.minimum(a[cross], b[cross]) * k + np.maximum(a[cross], b[cross]), return_counts=True
         )
-        pairs = [(int(i), int(j)) for i, j in pairs]
-        depth = {p: depth[p] if p in depth else _union_depth(points, seg, near, p) for p in pairs}
+        # point pairs in contact per touching pair of segments (i < j)
+        contact = {(int(x) // k, int(x) % k): int(c) for x, c in zip(keys, counts, strict=True)}
+        depth = {p: depth[p] if p in depth else _union_depth(points, seg, near, p) for p in contact}
         if not depth:
             break
         # a pair whose contact is weak beside what either segment shares with another convex partner waits: a
         # piece of one object grazing the next object at a corner does not join it however flat their union
-        lo, hi = np.minimum(a[cross], b[cross]), np.maximum(a[cross], b[cross])
-        k = int(seg.max()) + 1
-        keys, counts = np.unique(lo * k + hi, return_counts=True)
-        contact = {(int(x) // k, int(x) % k): int(c) for x, c in zip(keys, counts, strict=True)}
         strongest = np.zeros(k)
         for (i, j), c in contact.items():
             if depth[(i, j)] <= max_depth:

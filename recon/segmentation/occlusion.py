@@ -73,8 +73,9 @@ def merge_occluded(
     within ``concavity_deg``, centroids within ``step`` of each other's plane) the ``PAIRS_TRIED`` nearest are
     tried: the line between a pair is consistent with one surface when no sample of it is seen through (nor
     unseen), and it is hidden when some sample lies behind a nearer surface. The segments join when more than half
-    of the lines tried, and at least ``MIN_LINES``, are consistent and one of those is hidden; a fragment (under ``min_points`` points) also
-    joins on its nearest line alone, consistent and hidden, and joins one segment only. Labels 0..K'-1."""
+    of the lines tried, and at least ``MIN_LINES``, are consistent and one of those is hidden; a fragment (under
+    ``min_points`` points) also joins on its nearest line alone, consistent and hidden, and joins one segment only.
+    Labels 0..K'-1."""
     k = int(seg.max()) + 1
     if k < 2:
         return seg
