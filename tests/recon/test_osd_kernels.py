@@ -116,15 +116,15 @@ def test_box_on_a_box_survives_jitter(shared_data: Path, seed: int) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 13])
 def test_touching_objects_survive_jitter(shared_data: Path, seed: int) -> None:
-    """Under seed 13 a piece of object 2 touched object 5 at a corner (16 point pairs, against 341 with the rest of
-    object 2) and their union was the flatter one: a convex union is not taken over so weak a contact."""
+    """Under seed 13 a piece of object 2 touches object 5 only at a corner and the rest of object 2 along an edge,
+    and its union with object 5 is the flatter one: a convex union is not taken over so weak a contact."""
     res = _run(shared_data, "test44", None, jitter=1e-4, seed=seed)
     assert res["n"] == EXPECT["test44"] and min(res["ious"]) >= 0.85, res
 
 
 OPEN = pytest.mark.xfail(
     strict=True,
-    reason="open: 14 objects, but the bowl's rim loses pieces to its neighbour (IoU 0.845; docs/reliability.md §7)",
+    reason="open: 14 objects, but the bowl's rim loses pieces to its neighbour (docs/reliability.md §7)",
 )
 
 

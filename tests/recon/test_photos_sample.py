@@ -12,9 +12,7 @@ import pytest
 from real2sim.scene import load_scene
 from tests.helpers.accuracy import evaluate_photos_output
 
-pytestmark = (
-    pytest.mark.slow
-)  # two reconstructions of the 24 sample photos (about 40 s each on 2 cores, run side by side) and one export
+pytestmark = pytest.mark.slow  # two reconstructions of the 24 sample photos, side by side, and one export
 
 
 @pytest.fixture(scope="module")

@@ -129,13 +129,14 @@ def test_points_to_scene_restores_blas_threads():
 
 def test_objects_meshed_in_parallel_are_the_serial_ones(monkeypatch):
     from real2sim.recon.io import PointCloud
+    from real2sim.recon.pointcloud import scene
     from real2sim.recon.pointcloud.config import PointCloudReconCfg
     from real2sim.recon.pointcloud.scene import points_to_scene
 
     pts = tabletop(30_000, seed=0)[0].points
     scenes = []
-    for threads in ("1", "2"):
-        monkeypatch.setenv("OMP_NUM_THREADS", threads)
+    for threads in (1, 2):  # the budget itself, so that two threads mesh also on a one-core machine
+        monkeypatch.setattr(scene, "thread_budget", lambda threads=threads: threads)
         out = points_to_scene(
             PointCloud(pts, sensor_origin=np.zeros(3)), PointCloudReconCfg(mesh_max_cells=40)
         )
