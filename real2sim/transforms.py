@@ -48,3 +48,14 @@ def apply_transform(t: np.ndarray, points: np.ndarray) -> np.ndarray:
     for i in range(3):
         out[:, i] = p[:, 0] * r[i, 0] + p[:, 1] * r[i, 1] + p[:, 2] * r[i, 2] + d[i]
     return out
+
+
+def times_matrix(points: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``points @ m`` for (N, D) points and a (D, K) matrix, rounded the same on every CPU (no BLAS; see
+    ``apply_transform``)."""
+    p = np.asarray(points, dtype=np.float64)
+    m = np.asarray(m, dtype=np.float64)
+    out = p[..., 0:1] * m[0]
+    for j in range(1, m.shape[0]):
+        out = out + p[..., j : j + 1] * m[j]
+    return out

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.errors import InputError
+from real2sim.transforms import times_matrix
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,11 +56,11 @@ class PointCloud:
         R, t = b_from_a[:3, :3], b_from_a[:3, 3]
         so = None
         if self.sensor_origin is not None:
-            so = np.asarray(self.sensor_origin, dtype=np.float64) @ R.T + t
-        return PointCloud(
-            points=self.points @ R.T + t,
+            so = times_matrix(self.sensor_origin, R.T) + t
+        return PointCloud(  # not ``@``: BLAS rounds it differently per CPU kernel
+            points=times_matrix(self.points, R.T) + t,
             colors=self.colors,
-            normals=None if self.normals is None else self.normals @ R.T,
+            normals=None if self.normals is None else times_matrix(self.normals, R.T),
             labels=self.labels,
             intensity=self.intensity,
             sensor_origin=so,

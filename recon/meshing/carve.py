@@ -16,6 +16,8 @@ from functools import cached_property
 
 import numpy as np
 
+from real2sim.transforms import times_matrix
+
 MAX_SENSORS = 32
 """Up to this many distinct sensor positions, carving projects the grid into each sensor's depth map (fast);
 beyond (a moving sensor with per-point origins), every ray is marched through the grid."""
@@ -181,7 +183,7 @@ def carve_projective(
         a /= np.linalg.norm(a)
         b = np.cross(c, a)
         B = np.stack([a, b, c], axis=1)  # columns: local axes; local = (x - o) @ B
-        cl = (corners - o) @ B
+        cl = times_matrix(corners - o, B)
         if np.any(cl[:, 2] <= 1e-6):
             return None
         uv = cl[:, :2] / cl[:, 2:]
@@ -189,9 +191,9 @@ def carve_projective(
         # only rays within the cone around c that holds the uv box can fall in it (a cheap pre-selection)
         idx, unit = rays.sensor_rays(k)
         r2 = float(np.maximum(uv_lo**2, uv_hi**2).sum())  # the uv box's farthest corner from the axis
-        idx = idx[unit @ c >= 1.0 / np.sqrt(1.0 + r2) - 1e-6]
+        idx = idx[times_matrix(unit, c[:, None])[:, 0] >= 1.0 / np.sqrt(1.0 + r2) - 1e-6]
         d = rays.ends[idx] - o
-        dl = d @ B
+        dl = times_matrix(d, B)
         ok = dl[:, 2] > 1e-9
         ruv = dl[:, :2] / np.where(ok, dl[:, 2], 1.0)[:, None]
         sel = ok & np.all((ruv >= uv_lo) & (ruv <= uv_hi), axis=1)
@@ -217,7 +219,7 @@ def carve_projective(
         # every node in the sensor's local frame, separably: local = X[i] + Y[j] + Z[k] - o @ B
         X = (axes[0][:, None] * B[0]).astype(np.float32)[:, None, None, :]
         Y = (axes[1][:, None] * B[1]).astype(np.float32)[None, :, None, :]
-        Z = (axes[2][:, None] * B[2] - o @ B).astype(np.float32)[None, None, :, :]
+        Z = (axes[2][:, None] * B[2] - times_matrix(o, B)).astype(np.float32)[None, None, :, :]
         gl = X + Y + Z
         gz = gl[..., 2]
         gp0 = np.clip(((gl[..., 0] / gz - uv_lo[0]) / pix).astype(np.int64), 0, nuv[0] - 1)

@@ -13,6 +13,7 @@ from trimesh.visual import ColorVisuals
 
 from real2sim.provenance import Provenance
 from real2sim.scene import Scene, SceneObject, Support
+from real2sim.transforms import apply_transform
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,28 +39,35 @@ def estimate_normals(points: np.ndarray, radius: float, origins: np.ndarray) -> 
 
 
 def yaw_frame(xy: np.ndarray) -> np.ndarray:
-    """2x2 rotation whose columns are the principal axes of ``xy`` (major first, right-handed, sign fixed)."""
+    """2x2 rotation whose columns are the principal axes of ``xy`` (major first, right-handed, sign fixed), rounded
+    to 12 decimals: the last bits of a BLAS/LAPACK result depend on the CPU's kernel."""
     c = np.cov((xy - xy.mean(axis=0)).T)
     w, v = np.linalg.eigh(c)
     a = v[:, np.argmax(w)]
     if a[0] < 0 or (a[0] == 0 and a[1] < 0):
         a = -a
-    return np.array([[a[0], -a[1]], [a[1], a[0]]])
+    return np.round(np.array([[a[0], -a[1]], [a[1], a[0]]]), 12) + 0.0
 
 
 def place_object(mesh_world: trimesh.Trimesh, support_z: float) -> tuple[trimesh.Trimesh, np.ndarray]:
     """Express a world-frame mesh in its own frame (footprint centre on the support, principal x/y axes)."""
     v = mesh_world.vertices
+    # the vertices are moved without BLAS, so that the object's mesh is the same on every machine
     R2 = yaw_frame(v[:, :2])
-    local_xy = v[:, :2] @ R2
-    ctr_local = 0.5 * (local_xy.min(axis=0) + local_xy.max(axis=0))
+    local_x = v[:, 0] * R2[0, 0] + v[:, 1] * R2[1, 0]
+    local_y = v[:, 0] * R2[0, 1] + v[:, 1] * R2[1, 1]
+    cx = 0.5 * (float(local_x.min()) + float(local_x.max()))
+    cy = 0.5 * (float(local_y.min()) + float(local_y.max()))
     world_from_object = np.eye(4)
     world_from_object[:2, :2] = R2
-    world_from_object[:2, 3] = R2 @ ctr_local
+    world_from_object[0, 3] = R2[0, 0] * cx + R2[0, 1] * cy
+    world_from_object[1, 3] = R2[1, 0] * cx + R2[1, 1] * cy
     world_from_object[2, 3] = support_z
-    obj_from_world = np.linalg.inv(world_from_object)
+    obj_from_world = np.eye(4)
+    obj_from_world[:3, :3] = world_from_object[:3, :3].T
+    obj_from_world[:3, 3] = [-cx, -cy, -support_z]
     m = mesh_world.copy()
-    m.apply_transform(obj_from_world)
+    m.vertices = apply_transform(obj_from_world, v)
     return m, world_from_object
 
 

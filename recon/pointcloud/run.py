@@ -79,7 +79,7 @@ def run_recon_pointcloud(cfg: PointCloudReconCfg) -> ReconOutput:
             up=np.array([0.0, 0.0, 1.0]) if poses_given else None, keep_xy=poses_given,
         )  # fmt: skip
     world_from_common = out.world_from_input
-    wfi = {n: world_from_common @ T for n, T in zip(names, common_from_file, strict=True)}
+    wfi = {n: np.round(world_from_common @ T, 12) + 0.0 for n, T in zip(names, common_from_file, strict=True)}
     steps = ["read"] + (["poses"] if poses_given else ["register"] if len(names) > 1 else [])
     steps += ["object"] if cfg.object_only else ["support", "segment"]
     steps += ["mesh"]

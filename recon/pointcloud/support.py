@@ -255,4 +255,5 @@ def polygon_signed_distance(xy: np.ndarray, hull: np.ndarray) -> np.ndarray:
     flip = np.einsum("ij,ij->i", nrm, a - ctr) < 0
     nrm[flip] *= -1
     off = np.einsum("ij,ij->i", nrm, a)
-    return (xy @ nrm.T - off).max(axis=1)
+    # not ``xy @ nrm.T``: BLAS rounds it differently per CPU kernel, and the mesh's footprint moves with it
+    return (xy[:, 0:1] * nrm[:, 0] + xy[:, 1:2] * nrm[:, 1] - off).max(axis=1)

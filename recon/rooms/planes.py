@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from real2sim.recon.pointcloud.support import _ransac_planes, fit_plane_lsq, voxel_downsample
+from real2sim.transforms import times_matrix
 
 ROOM_VOXEL = 0.04
 """Grid [m] of the plane search (room scale: depth noise of a few cm at 5 m)."""
@@ -51,7 +52,7 @@ class Plane:
     count: int
 
     def distance(self, x: np.ndarray) -> np.ndarray:
-        return x @ self.normal + self.offset
+        return times_matrix(x, self.normal[:, None])[..., 0] + self.offset
 
 
 @dataclass(frozen=True, eq=False)

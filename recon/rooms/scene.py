@@ -40,6 +40,7 @@ from real2sim.recon.rooms.planes import (
 )
 from real2sim.recon.segmentation.segment import euclidean_clusters
 from real2sim.scene import SceneObject
+from real2sim.transforms import apply_transform, times_matrix
 
 WALL_THICKNESS = 0.1
 """Thickness [m] of a wall's static box, behind its seen surface."""
@@ -73,8 +74,9 @@ def room_to_scene(
     fit, _ = detect_room(pts, sensor, up, cfg.seed)
     if fit is None:
         return None
-    T = room_frame(pts, fit, keep_xy)
-    w = pts @ T[:3, :3].T + T[:3, 3]
+    # the fit's last bits depend on the CPU's BLAS/LAPACK kernel: rounded, the scene frame is the same everywhere
+    T = np.round(room_frame(pts, fit, keep_xy), 12) + 0.0
+    w = apply_transform(T, pts)
     lab = np.full(len(pts), -1, dtype=np.int32)
     floor = np.abs(w[:, 2]) < ROOM_PLANE_DISTANCE
     lab[floor] = 0
@@ -144,18 +146,19 @@ def wall_box(w: np.ndarray, p: Plane) -> tuple[tuple[np.ndarray, np.ndarray] | N
     """A wall's static box ``(world_from_object, extents)`` (None when too small), the mask of its points and the
     mask of the points behind it (seen through a door or window)."""
     nh = p.normal * np.array([1.0, 1.0, 0.0])
-    nh /= np.linalg.norm(nh)
+    nh = np.round(nh / np.linalg.norm(nh), 12) + 0.0  # the plane's last bits depend on the CPU's BLAS kernel
     near = np.abs(p.distance(w)) < WALL_BAND
-    a = float(np.median(w[near] @ nh))
+    across = times_matrix(w, nh[:, None])[:, 0]  # not BLAS: the same on every CPU
+    a = float(np.median(across[near]))
     th = np.cross([0.0, 0.0, 1.0], nh)
-    s = w @ th
-    on = np.flatnonzero(np.abs(w @ nh - a) < WALL_BAND)
+    s = times_matrix(w, th[:, None])[:, 0]
+    on = np.flatnonzero(np.abs(across - a) < WALL_BAND)
     keep = on[_largest_patch(np.stack([s[on], w[on, 2]], axis=1), 2 * ROOM_VOXEL)]
     s0, s1 = float(s[keep].min()), float(s[keep].max())
     top = float(np.percentile(w[keep, 2], 99))
     on_wall = np.zeros(len(w), dtype=bool)
     on_wall[on] = (s[on] >= s0) & (s[on] <= s1)
-    behind = (w @ nh < a - WALL_BAND) & (s >= s0) & (s <= s1)
+    behind = (across < a - WALL_BAND) & (s >= s0) & (s <= s1)
     if min(s1 - s0, top) < STATIC_MIN_SIZE:
         return None, on_wall, behind
     pose = np.eye(4)
@@ -180,7 +183,7 @@ def _things(
         sel = idx[grp]
         p = w[sel]
         z0, z1 = np.percentile(p[:, 2], [1, 99])
-        xy = p[:, :2] @ yaw_frame(p[:, :2]) if len(p) > 2 else p[:, :2]
+        xy = times_matrix(p[:, :2], yaw_frame(p[:, :2])) if len(p) > 2 else p[:, :2]
         size = max(float(np.ptp(xy[:, 0])), float(np.ptp(xy[:, 1])), z1 - max(z0, 0.0))
         n_cells = len(np.unique(inv[grp]))
         if n_cells < 3 or size < STATIC_MIN_SIZE or len(sel) < cfg.min_object_points:
@@ -196,14 +199,14 @@ def _things(
 def _furniture_box(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Gravity-aligned box around points ``p`` (footprint principal axes), down to the floor when it reaches it."""
     R2 = yaw_frame(p[:, :2])
-    xy = p[:, :2] @ R2
+    xy = times_matrix(p[:, :2], R2)
     lo, hi = np.percentile(xy, 1, axis=0), np.percentile(xy, 99, axis=0)
     z0 = float(p[:, 2].min())
     z0 = 0.0 if z0 < FLOOR_CONTACT else z0
     z1 = float(np.percentile(p[:, 2], 99))
     pose = np.eye(4)
     pose[:2, :2] = R2
-    pose[:2, 3] = R2 @ (0.5 * (lo + hi))
+    pose[:2, 3] = times_matrix(0.5 * (lo + hi), R2.T)
     pose[2, 3] = z0
     return pose, np.array([hi[0] - lo[0], hi[1] - lo[1], max(z1 - z0, ROOM_VOXEL)])
 

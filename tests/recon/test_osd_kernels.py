@@ -3,7 +3,9 @@ several OpenBLAS kernels (``OPENBLAS_CORETYPE``, those this CPU can run), with 0
 and with its points in a shuffled order.
 
 The scene frame is fitted with BLAS/LAPACK, whose last bits depend on the kernel; it is rounded, and the points are
-moved without BLAS (``transforms.apply_transform``), so every kernel segments the same scene-frame coordinates.
+moved without BLAS (``transforms.apply_transform``), so every kernel segments the same scene-frame coordinates; the
+objects' frames are rounded and their meshes' footprints and vertices computed without BLAS too, so every kernel
+writes the same scene files.
 """
 
 from __future__ import annotations
@@ -15,23 +17,18 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.blas import cpu_kernels, two_kernels
+
 ROOT = Path(__file__).resolve().parents[2]
-KERNELS = {
-    "Prescott": "sse3",
-    "Nehalem": "sse4_2",
-    "Sandybridge": "avx",
-    "Haswell": "avx2",
-    "SkylakeX": "avx512f",
-}
-"""OpenBLAS kernels and the CPU flag each needs."""
 EXPECT = {"test21": 3, "test44": 5, "test56": 14}
 """Objects in each scene (the OSD annotation)."""
 CODE = """
-import json, sys, dataclasses
+import json, sys, dataclasses, shutil, tempfile
 import numpy as np
 from pathlib import Path
 import real2sim.recon.pointcloud.run as pc
 from real2sim.recon.io import read_points
+from tests.helpers.blas import folder_digest
 from tests.helpers.osd import object_ious, truth_labels
 
 scene, jitter, shuffle, seed = sys.argv[1], float(sys.argv[2]), int(sys.argv[4]), int(sys.argv[5])
@@ -51,29 +48,18 @@ def changed(path, units, voxel):
     return c
 pc.read_scan = changed
 f = Path(sys.argv[3]) / "pointclouds" / "osd_tabletop" / f"{scene}.pcd"
-out = pc.run_recon_pointcloud(pc.PointCloudReconCfg(inputs=(f,)))
+tmp = Path(tempfile.mkdtemp())
+out = pc.run_recon_pointcloud(pc.PointCloudReconCfg(inputs=(f,), out_dir=tmp / "scene"))
+digest = folder_digest(tmp / "scene")
+shutil.rmtree(tmp)
 labels = out.point_labels
 if shuffle:
     labels = np.empty_like(labels)
     labels[order["perm"]] = out.point_labels
 cloud = read_points(f)
 ious = object_ious(truth_labels(cloud), labels[cloud.valid_mask()])
-print(json.dumps({"n": len(out.scene.objects), "ious": ious}))
+print(json.dumps({"n": len(out.scene.objects), "ious": ious, "sha256": digest}))
 """
-
-
-def _flags() -> set[str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return set()
-    line = next((ln for ln in text.splitlines() if ln.startswith("flags")), "")
-    return set(line.split(":", 1)[-1].split())
-
-
-def _kernels() -> list[str]:
-    flags = _flags()
-    return [k for k, need in KERNELS.items() if need in flags or (need == "sse3" and "pni" in flags)]
 
 
 def _run(
@@ -95,13 +81,15 @@ def _run(
 @pytest.mark.slow
 @pytest.mark.parametrize("scene", ["test44", "test56"])
 def test_every_kernel_segments_the_same(shared_data: Path, scene: str) -> None:
-    kernels = _kernels()
-    picked = [k for k in ("Sandybridge", "Haswell", "SkylakeX") if k in kernels] or kernels[:2]
+    """Two kernels, one with fused multiply-adds and one without, give the same objects and the same scene files,
+    byte for byte."""
+    picked = two_kernels()
     if len(picked) < 2:
-        pytest.skip(f"this CPU runs fewer than two OpenBLAS kernels ({kernels})")
+        pytest.skip(f"this CPU runs fewer than two OpenBLAS kernels ({cpu_kernels()})")
     results = {k: _run(shared_data, scene, k) for k in picked}
     for k, res in results.items():
         assert res["n"] == EXPECT[scene] and min(res["ious"]) >= 0.85, (k, res)
+    assert len({res["sha256"] for res in results.values()}) == 1, results
 
 
 @pytest.mark.slow

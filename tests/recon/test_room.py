@@ -3,6 +3,9 @@ grabber frames (floor as support, laptop and box as objects), and tabletops that
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import pytest
 from real2sim.recon.io import read_points
 from real2sim.recon.pointcloud.run import PointCloudReconCfg, run_recon_pointcloud
 from real2sim.recon.rooms.planes import detect_room
+from tests.helpers.blas import cpu_kernels, folder_digest, two_kernels
 from tests.helpers.floor_reference import (
     GRABBER_BOX,
     GRABBER_FLOOR_WINDOW,
@@ -93,3 +97,23 @@ def test_grabber_floor_is_support_with_laptop_and_box(shared_data: Path) -> None
     laptop = np.bincount(labels[GRABBER_LAPTOP][labels[GRABBER_LAPTOP] > 0]).argmax()
     box = np.bincount(labels[GRABBER_BOX][labels[GRABBER_BOX] > 0]).argmax()
     assert laptop != box and all(o.role == "dynamic" for o in out.scene.objects)
+
+
+@pytest.mark.slow
+def test_office_scene_files_are_the_same_under_two_blas_kernels(shared_data: Path, tmp_path: Path) -> None:
+    """The room route rounds its frame and places walls, furniture and objects without BLAS: the scene files
+    (frame, boxes, meshes) do not depend on which OpenBLAS kernel the CPU picks."""
+    kernels = two_kernels()
+    if len(kernels) < 2:
+        pytest.skip(f"this CPU runs fewer than two OpenBLAS kernels ({cpu_kernels()})")
+    path = shared_data / "pointclouds" / "pcl_office" / "office1.pcd"
+    digests = {}
+    for k in kernels:
+        out = tmp_path / k
+        env = {**os.environ, "OPENBLAS_CORETYPE": k}
+        cmd = [sys.executable, "-m", "real2sim", "-q", "recon", "pointcloud", str(path), "-o", str(out)]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-2000:]
+        assert len(list((out / "meshes").glob("wall_*.ply"))) >= 3
+        digests[k] = folder_digest(out)
+    assert len(set(digests.values())) == 1, digests
