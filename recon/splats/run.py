@@ -27,6 +27,7 @@ from real2sim.recon.splats.clean import (
 from real2sim.recon.splats.config import SplatReconCfg
 from real2sim.recon.splats.solid import splat_solid_mesh
 from real2sim.scene import Scene, SceneObject, Support, save_scene
+from real2sim.transforms import apply_transform
 
 if TYPE_CHECKING:
     import trimesh
@@ -61,8 +62,9 @@ def rest_pose(mesh: trimesh.Trimesh, keep_within_deg: float = 15.0) -> np.ndarra
     tilt = np.degrees(np.arccos(np.clip(ups[:, 2], -1, 1)))
     ok = np.flatnonzero(tilt <= keep_within_deg)
     k = int(ok[np.argmin(tilt[ok])]) if len(ok) else int(np.argmax(prob))
-    t = np.asarray(poses[k], dtype=float).copy()
-    v = mesh.vertices @ t[:3, :3].T + t[:3, 3]
+    # rounded: the stable pose's last bits depend on the CPU's BLAS kernel
+    t = np.round(np.asarray(poses[k], dtype=float), 12) + 0.0
+    v = apply_transform(t, mesh.vertices)
     lo, hi = v.min(axis=0), v.max(axis=0)
     t[:3, 3] -= [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), lo[2]]
     return t
@@ -95,7 +97,7 @@ def _solid_object(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput:
     mesh = decimate_closed(mesh, cfg.max_triangles)
     mesh = colour_mesh(mesh, w, sub.colors)
     rest = rest_pose(mesh)
-    mesh.apply_transform(rest)
+    mesh.vertices = apply_transform(rest, mesh.vertices)  # not BLAS: the same mesh on every CPU
     rgb = np.median(sub.colors, axis=0)
     obj = SceneObject(
         name="object_1", mesh=mesh, density=cfg.density,
@@ -105,7 +107,7 @@ def _solid_object(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput:
     world_from_splat = np.eye(4)
     world_from_splat[:3, :3] *= scale
     world_from_splat[:3, 3] = shift
-    world_from_splat = rest @ world_from_splat
+    world_from_splat = np.round(rest @ world_from_splat, 12) + 0.0
     scene = Scene(Support("plane", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0)), (obj,), {name: world_from_splat})
     return SplatReconOutput(scene, world_from_splat, kept, splat, solid=True)
 
