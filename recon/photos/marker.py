@@ -29,8 +29,9 @@ class ScaleEstimate:
     samples: tuple[float, ...]
 
     def to_json(self) -> dict:
-        return {"scale": self.scale, "sigma": self.sigma, "relative_sigma": self.sigma / self.scale,
-                "views": self.views}  # fmt: skip
+        # 12 significant digits: the last bits depend on the CPU's BLAS kernel
+        scale, sigma, rel = (float(f"{v:.12g}") for v in (self.scale, self.sigma, self.sigma / self.scale))
+        return {"scale": scale, "sigma": sigma, "relative_sigma": rel, "views": self.views}
 
 
 def _projection(sfm: SfmResult, name: str) -> np.ndarray:

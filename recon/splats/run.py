@@ -132,7 +132,7 @@ def _segmented_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutp
         raise StageError(f"{name}: no object found on the support")
     s = np.eye(4)
     s[:3, :3] *= scale
-    world_from_splat = out.world_from_input @ s
+    world_from_splat = np.round(out.world_from_input @ s, 12) + 0.0
     scene = replace(out.scene, world_from_input={name: world_from_splat})
     return SplatReconOutput(scene, world_from_splat, kept, splat, solid=False)
 
