@@ -11,6 +11,9 @@ from real2sim.export.config import ExportCfg
 
 TIE = 1e-6
 """Bulges [m] closer than this are equal when choosing a split (then the one with fewer parts wins)."""
+FINER_PLANES = 4
+"""When none of the ``refine_planes`` planes through a bulge lowers it, a fan this many times finer is tried before
+the hull is left as it is (a dent's crease that lies between two of the coarse planes)."""
 
 
 class Refiner:
@@ -65,8 +68,9 @@ class Refiner:
         """Best split of the solid inside ``hull`` by a plane through the surface point ``c`` nearest ``at`` (the
         worst bulge): the hulls of the two sides' connected parts. Candidates are ``refine_planes`` planes containing
         the bulge direction ``at - c`` (they cut through the bottom of a dent) and the plane normal to it (it cuts
-        off the wall ``c`` lies on, when the nearest surface is a side of a slot). Returns None if no plane makes
-        every new hull bulge less than ``hull`` does (``bulge``, if already measured)."""
+        off the wall ``c`` lies on, when the nearest surface is a side of a slot); when none of them lowers the bulge,
+        a fan ``FINER_PLANES`` times finer. Returns None if no plane makes every new hull bulge less than ``hull``
+        does (``bulge``, if already measured)."""
         piece = self.piece(hull)
         if piece.is_empty() or piece.volume() <= 0:
             return None
@@ -80,27 +84,39 @@ class Refiner:
         v = np.cross(d, u)
         best, best_score = None, self.bloat(hull)[0] if bulge is None else bulge
         vol = piece.volume()
-        angles = np.pi * np.arange(self.cfg.refine_planes) / self.cfg.refine_planes
-        for n in [np.cos(a) * u + np.sin(a) * v for a in angles] + [d]:
-            sides = piece.split_by_plane(n.tolist(), float(n @ c))
-            parts = [p for s in sides for p in s.decompose() if p.volume() > 1e-3 * vol]
-            if len(parts) < 2:
-                continue
-            hulls = [np.asarray(p.to_mesh().vert_properties[:, :3], dtype=np.float64) for p in parts]
-            if any(len(h) < 4 or np.linalg.matrix_rank(h - h.mean(axis=0), tol=1e-9) < 3 for h in hulls):
-                continue
-            # scored before the vertex limit: the limited hull lies inside the full one and bulges no more
-            score = 0.0
-            for h in hulls:
-                score = max(score, self.bloat(h)[0])
-                if score >= best_score + TIE:
-                    break
-            if best is None:  # the first split that lowers the hull's own bulge
-                wins = score < best_score - 1e-12
-            else:  # a lower bulge wins; within TIE of it, fewer parts (cutting off a slot's wall, not slicing both)
-                wins = score < best_score - TIE or (score < best_score + TIE and len(hulls) < len(best))
-            if wins:
-                best, best_score = hulls, min(score, best_score)
+        coarse = self.cfg.refine_planes
+        fine = FINER_PLANES * coarse
+        fans = [
+            [np.cos(a) * u + np.sin(a) * v for a in np.pi * np.arange(coarse) / coarse] + [d],
+            [
+                np.cos(np.pi * k / fine) * u + np.sin(np.pi * k / fine) * v
+                for k in range(fine)
+                if k % FINER_PLANES
+            ],
+        ]
+        for fan in fans:
+            if best is not None:
+                break
+            for n in fan:
+                sides = piece.split_by_plane(n.tolist(), float(n @ c))
+                parts = [p for s in sides for p in s.decompose() if p.volume() > 1e-3 * vol]
+                if len(parts) < 2:
+                    continue
+                hulls = [np.asarray(p.to_mesh().vert_properties[:, :3], dtype=np.float64) for p in parts]
+                if any(len(h) < 4 or np.linalg.matrix_rank(h - h.mean(axis=0), tol=1e-9) < 3 for h in hulls):
+                    continue
+                # scored before the vertex limit: the limited hull lies inside the full one and bulges no more
+                score = 0.0
+                for h in hulls:
+                    score = max(score, self.bloat(h)[0])
+                    if score >= best_score + TIE:
+                        break
+                if best is None:  # the first split that lowers the hull's own bulge
+                    wins = score < best_score - 1e-12
+                else:  # a lower bulge wins; within TIE of it, fewer parts (cutting off a slot's wall, not slicing both)
+                    wins = score < best_score - TIE or (score < best_score + TIE and len(hulls) < len(best))
+                if wins:
+                    best, best_score = hulls, min(score, best_score)
         return None if best is None else [limit_points(h, self.cfg.max_hull_vertices) for h in best]
 
 

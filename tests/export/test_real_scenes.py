@@ -72,8 +72,14 @@ def sample_scene(sample_data, tmp_path_factory) -> Scene:
 
 def test_osd_test0_scene_exports(osd_scene, tmp_path, cache_dir):
     assert len(osd_scene.objects) == 2
-    pkg = export_scene(osd_scene, tmp_path / "osd", ExportCfg(cache_dir=cache_dir))
+    cfg = ExportCfg(cache_dir=cache_dir)
+    pkg = export_scene(osd_scene, tmp_path / "osd", cfg)
     _assert_ok(pkg, 2)
+    # the refinement splits every hull that bulges past refine_tolerance x diagonal where a plane can; the package's
+    # Hausdorff, measured densely both ways, stays within half as much again (object_1 was 2.0 % when a dent's
+    # crease fell between the planes tried)
+    fid = {c.name: c.value for c in pkg.checks if c.name.startswith("collision-to-surface")}
+    assert len(fid) == 2 and all(v <= 1.5 * cfg.refine_tolerance for v in fid.values()), fid
 
 
 def test_sample_scene_exports(sample_scene, tmp_path, cache_dir):
