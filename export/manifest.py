@@ -10,6 +10,7 @@ from typing import Any
 from real2sim.atomic import dumps_json
 from real2sim.bounded import load_json
 from real2sim.errors import InputError
+from real2sim.rounding import significant
 from real2sim.scene import Role
 
 MANIFEST_FILE = "export.json"
@@ -37,7 +38,7 @@ class PhysicalValue:
 
 
 def _round(x: float) -> float:
-    return float(f"{float(x):.12g}")
+    return significant(x)
 
 
 def physical_values(

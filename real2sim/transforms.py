@@ -50,12 +50,15 @@ def apply_transform(t: np.ndarray, points: np.ndarray) -> np.ndarray:
     return out
 
 
-def times_matrix(points: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """``points @ m`` for (N, D) points and a (D, K) matrix, rounded the same on every CPU (no BLAS; see
-    ``apply_transform``)."""
+def times_matrix(points: ArrayLike, m: ArrayLike) -> np.ndarray:
+    """``points @ m`` for (..., D) points and a (D, K) matrix or a (D,) vector, rounded the same on every CPU (no
+    BLAS; see ``apply_transform``)."""
     p = np.asarray(points, dtype=np.float64)
     m = np.asarray(m, dtype=np.float64)
+    vector = m.ndim == 1
+    if vector:
+        m = m[:, None]
     out = p[..., 0:1] * m[0]
     for j in range(1, m.shape[0]):
         out = out + p[..., j : j + 1] * m[j]
-    return out
+    return out[..., 0] if vector else out

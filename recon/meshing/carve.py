@@ -191,7 +191,7 @@ def carve_projective(
         # only rays within the cone around c that holds the uv box can fall in it (a cheap pre-selection)
         idx, unit = rays.sensor_rays(k)
         r2 = float(np.maximum(uv_lo**2, uv_hi**2).sum())  # the uv box's farthest corner from the axis
-        idx = idx[times_matrix(unit, c[:, None])[:, 0] >= 1.0 / np.sqrt(1.0 + r2) - 1e-6]
+        idx = idx[times_matrix(unit, c) >= 1.0 / np.sqrt(1.0 + r2) - 1e-6]
         d = rays.ends[idx] - o
         dl = times_matrix(d, B)
         ok = dl[:, 2] > 1e-9

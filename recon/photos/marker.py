@@ -14,6 +14,7 @@ import numpy as np
 
 from real2sim.errors import InputError, StageError
 from real2sim.recon.photos.sfm import SfmResult, read_image
+from real2sim.rounding import significant
 
 CORNER_BIAS_PX = 0.15
 """Bound [px] on the systematic error of a refined marker corner."""
@@ -29,8 +30,7 @@ class ScaleEstimate:
     samples: tuple[float, ...]
 
     def to_json(self) -> dict:
-        # 12 significant digits: the last bits depend on the CPU's BLAS kernel
-        scale, sigma, rel = (float(f"{v:.12g}") for v in (self.scale, self.sigma, self.sigma / self.scale))
+        scale, sigma, rel = (significant(v) for v in (self.scale, self.sigma, self.sigma / self.scale))
         return {"scale": scale, "sigma": sigma, "relative_sigma": rel, "views": self.views}
 
 

@@ -26,6 +26,7 @@ from real2sim.recon.photos.marker import (
     scale_from_marker,
 )
 from real2sim.recon.photos.sfm import SfmResult, run_sfm
+from real2sim.rounding import round_frame, significant
 from real2sim.scene import Scene, write_scene_into
 
 log = logging.getLogger(__name__)
@@ -48,9 +49,7 @@ def cameras_json(sfm: SfmResult, world_from_sfm: np.ndarray) -> dict:
     sim = Similarity(s, world_from_sfm[:3, :3] / s, world_from_sfm[:3, 3])
     cams = []
     for n in sfm.registered:
-        pose = (
-            np.round(sim.apply_to_cam_from_world(sfm.cam_from_world[n]), 12) + 0.0
-        )  # last bits: the BLAS kernel's
+        pose = round_frame(sim.apply_to_cam_from_world(sfm.cam_from_world[n]))
         cams.append({"file": n, "cam_from_world": pose.tolist(), **sfm.intrinsics[n].to_json()})
     return {
         "convention": "cam_from_world 4x4, OpenCV camera axes (x right, y down, z forward)",
@@ -125,9 +124,7 @@ def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
         sfm = replace(sfm, warnings=(*sfm.warnings, (
             f"no scale given (marker, known distance or scale): sizes assume the cameras were about "
             f"{cfg.assumed_distance:g} m from the scene (set --assumed-distance or give a scale)")))  # fmt: skip
-    scale = float(
-        f"{scale:.12g}"
-    )  # its last bits depend on the CPU's BLAS kernel, and every length follows it
+    scale = significant(scale)  # every length follows it
     world_from_sfm = np.diag([scale, scale, scale, 1.0])
     scene = None
     dense = "none"
@@ -144,7 +141,7 @@ def run_recon_photos(cfg: PhotosReconCfg) -> PhotosReconOutput:
             pc_cfg = replace(pc_cfg, normal_radius=ext / 15, mesh_voxel=ext / 100).validate()
         out = points_to_scene(cloud, pc_cfg, object_only=cfg.object_only, input_name=Path(cfg.image_dir).name,
                               up=camera_up(sfm, world_from_sfm), timings=sfm.timings)  # fmt: skip
-        world_from_sfm = np.round(out.world_from_input @ world_from_sfm, 12) + 0.0
+        world_from_sfm = round_frame(out.world_from_input @ world_from_sfm)
         steps = ("sfm", "scale", f"dense ({dense})", "segment + mesh")
         prov = Provenance.for_inputs([cfg.image_dir / n for n in sfm.images], steps, {
             "marker_size": cfg.marker_size, "scale": scale, "object_only": cfg.object_only, "dense": dense,

@@ -12,8 +12,9 @@ from scipy.spatial import cKDTree
 from trimesh.visual import ColorVisuals
 
 from real2sim.provenance import Provenance
+from real2sim.rounding import round_frame
 from real2sim.scene import Scene, SceneObject, Support
-from real2sim.transforms import apply_transform
+from real2sim.transforms import apply_transform, times_matrix
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,7 +47,7 @@ def yaw_frame(xy: np.ndarray) -> np.ndarray:
     a = v[:, np.argmax(w)]
     if a[0] < 0 or (a[0] == 0 and a[1] < 0):
         a = -a
-    return np.round(np.array([[a[0], -a[1]], [a[1], a[0]]]), 12) + 0.0
+    return round_frame([[a[0], -a[1]], [a[1], a[0]]])
 
 
 def place_object(mesh_world: trimesh.Trimesh, support_z: float) -> tuple[trimesh.Trimesh, np.ndarray]:
@@ -54,18 +55,15 @@ def place_object(mesh_world: trimesh.Trimesh, support_z: float) -> tuple[trimesh
     v = mesh_world.vertices
     # the vertices are moved without BLAS, so that the object's mesh is the same on every machine
     R2 = yaw_frame(v[:, :2])
-    local_x = v[:, 0] * R2[0, 0] + v[:, 1] * R2[1, 0]
-    local_y = v[:, 0] * R2[0, 1] + v[:, 1] * R2[1, 1]
-    cx = 0.5 * (float(local_x.min()) + float(local_x.max()))
-    cy = 0.5 * (float(local_y.min()) + float(local_y.max()))
+    local = times_matrix(v[:, :2], R2)
+    ctr = 0.5 * (local.min(axis=0) + local.max(axis=0))
     world_from_object = np.eye(4)
     world_from_object[:2, :2] = R2
-    world_from_object[0, 3] = R2[0, 0] * cx + R2[0, 1] * cy
-    world_from_object[1, 3] = R2[1, 0] * cx + R2[1, 1] * cy
+    world_from_object[:2, 3] = times_matrix(ctr, R2.T)
     world_from_object[2, 3] = support_z
     obj_from_world = np.eye(4)
     obj_from_world[:3, :3] = world_from_object[:3, :3].T
-    obj_from_world[:3, 3] = [-cx, -cy, -support_z]
+    obj_from_world[:3, 3] = [-ctr[0], -ctr[1], -support_z]
     m = mesh_world.copy()
     m.vertices = apply_transform(obj_from_world, v)
     return m, world_from_object

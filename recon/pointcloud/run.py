@@ -23,6 +23,7 @@ from real2sim.recon.pointcloud.objects import ReconOutput
 from real2sim.recon.pointcloud.register import read_poses, register_scans
 from real2sim.recon.pointcloud.scene import points_to_scene
 from real2sim.recon.pointcloud.voxel import point_labels_of, read_scan
+from real2sim.rounding import round_frame
 from real2sim.scene import Scene, write_scene_into
 
 __all__ = ["PointCloudReconCfg", "ReconOutput", "run_recon_pointcloud", "load_clouds"]
@@ -79,7 +80,7 @@ def run_recon_pointcloud(cfg: PointCloudReconCfg) -> ReconOutput:
             up=np.array([0.0, 0.0, 1.0]) if poses_given else None, keep_xy=poses_given,
         )  # fmt: skip
     world_from_common = out.world_from_input
-    wfi = {n: np.round(world_from_common @ T, 12) + 0.0 for n, T in zip(names, common_from_file, strict=True)}
+    wfi = {n: round_frame(world_from_common @ T) for n, T in zip(names, common_from_file, strict=True)}
     steps = ["read"] + (["poses"] if poses_given else ["register"] if len(names) > 1 else [])
     steps += ["object"] if cfg.object_only else ["support", "segment"]
     steps += ["mesh"]

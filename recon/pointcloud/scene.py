@@ -44,6 +44,7 @@ from real2sim.recon.pointcloud.support import (
 from real2sim.recon.pointcloud.viewpoint import settle_frame
 from real2sim.recon.segmentation.candidates import object_candidates
 from real2sim.recon.segmentation.segment import segment_objects
+from real2sim.rounding import round_frame
 from real2sim.scene import Scene, SceneObject, Support
 from real2sim.transforms import apply_transform
 
@@ -137,7 +138,7 @@ def _points_to_scene(
     fit, origins = settle_frame(pts, origins, fit_up(up), cfg, name, fit_up if up is None else None)
     clock("support")
     # the fit's last bits depend on the CPU's BLAS/LAPACK kernel: rounded, the scene frame is the same everywhere
-    T = np.round(fit.world_from_input, 12) + 0.0
+    T = round_frame(fit.world_from_input)
     hull = np.round(fit.hull, 9) + 0.0  # [m]; which points fall inside decides the voxel grid's anchor
     w = apply_transform(T, pts)
     w_orig = None if origins is None else apply_transform(T, origins)

@@ -16,6 +16,7 @@ from scipy import ndimage
 from scipy.spatial import ConvexHull, QhullError
 
 from real2sim.errors import StageError
+from real2sim.transforms import times_matrix
 
 
 @dataclass(frozen=True, eq=False)
@@ -256,4 +257,4 @@ def polygon_signed_distance(xy: np.ndarray, hull: np.ndarray) -> np.ndarray:
     nrm[flip] *= -1
     off = np.einsum("ij,ij->i", nrm, a)
     # not ``xy @ nrm.T``: BLAS rounds it differently per CPU kernel, and the mesh's footprint moves with it
-    return (xy[:, 0:1] * nrm[:, 0] + xy[:, 1:2] * nrm[:, 1] - off).max(axis=1)
+    return (times_matrix(xy, nrm.T) - off).max(axis=1)

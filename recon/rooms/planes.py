@@ -52,7 +52,7 @@ class Plane:
     count: int
 
     def distance(self, x: np.ndarray) -> np.ndarray:
-        return times_matrix(x, self.normal[:, None])[..., 0] + self.offset
+        return times_matrix(x, self.normal) + self.offset
 
 
 @dataclass(frozen=True, eq=False)

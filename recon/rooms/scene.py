@@ -39,6 +39,7 @@ from real2sim.recon.rooms.planes import (
     detect_room,
 )
 from real2sim.recon.segmentation.segment import euclidean_clusters
+from real2sim.rounding import round_frame
 from real2sim.scene import SceneObject
 from real2sim.transforms import apply_transform, times_matrix
 
@@ -75,7 +76,7 @@ def room_to_scene(
     if fit is None:
         return None
     # the fit's last bits depend on the CPU's BLAS/LAPACK kernel: rounded, the scene frame is the same everywhere
-    T = np.round(room_frame(pts, fit, keep_xy), 12) + 0.0
+    T = round_frame(room_frame(pts, fit, keep_xy))
     w = apply_transform(T, pts)
     lab = np.full(len(pts), -1, dtype=np.int32)
     floor = np.abs(w[:, 2]) < ROOM_PLANE_DISTANCE
@@ -146,12 +147,12 @@ def wall_box(w: np.ndarray, p: Plane) -> tuple[tuple[np.ndarray, np.ndarray] | N
     """A wall's static box ``(world_from_object, extents)`` (None when too small), the mask of its points and the
     mask of the points behind it (seen through a door or window)."""
     nh = p.normal * np.array([1.0, 1.0, 0.0])
-    nh = np.round(nh / np.linalg.norm(nh), 12) + 0.0  # the plane's last bits depend on the CPU's BLAS kernel
+    nh = round_frame(nh / np.linalg.norm(nh))
     near = np.abs(p.distance(w)) < WALL_BAND
-    across = times_matrix(w, nh[:, None])[:, 0]  # not BLAS: the same on every CPU
+    across = times_matrix(w, nh)
     a = float(np.median(across[near]))
     th = np.cross([0.0, 0.0, 1.0], nh)
-    s = times_matrix(w, th[:, None])[:, 0]
+    s = times_matrix(w, th)
     on = np.flatnonzero(np.abs(across - a) < WALL_BAND)
     keep = on[_largest_patch(np.stack([s[on], w[on, 2]], axis=1), 2 * ROOM_VOXEL)]
     s0, s1 = float(s[keep].min()), float(s[keep].max())

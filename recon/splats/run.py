@@ -26,6 +26,7 @@ from real2sim.recon.splats.clean import (
 )
 from real2sim.recon.splats.config import SplatReconCfg
 from real2sim.recon.splats.solid import splat_solid_mesh
+from real2sim.rounding import round_frame
 from real2sim.scene import Scene, SceneObject, Support, save_scene
 from real2sim.transforms import apply_transform
 
@@ -62,8 +63,7 @@ def rest_pose(mesh: trimesh.Trimesh, keep_within_deg: float = 15.0) -> np.ndarra
     tilt = np.degrees(np.arccos(np.clip(ups[:, 2], -1, 1)))
     ok = np.flatnonzero(tilt <= keep_within_deg)
     k = int(ok[np.argmin(tilt[ok])]) if len(ok) else int(np.argmax(prob))
-    # rounded: the stable pose's last bits depend on the CPU's BLAS kernel
-    t = np.round(np.asarray(poses[k], dtype=float), 12) + 0.0
+    t = round_frame(poses[k])
     v = apply_transform(t, mesh.vertices)
     lo, hi = v.min(axis=0), v.max(axis=0)
     t[:3, 3] -= [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), lo[2]]
@@ -107,7 +107,7 @@ def _solid_object(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutput:
     world_from_splat = np.eye(4)
     world_from_splat[:3, :3] *= scale
     world_from_splat[:3, 3] = shift
-    world_from_splat = np.round(rest @ world_from_splat, 12) + 0.0
+    world_from_splat = round_frame(rest @ world_from_splat)
     scene = Scene(Support("plane", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0)), (obj,), {name: world_from_splat})
     return SplatReconOutput(scene, world_from_splat, kept, splat, solid=True)
 
@@ -132,7 +132,7 @@ def _segmented_scene(splat: GaussianSplat, cfg: SplatReconCfg) -> SplatReconOutp
         raise StageError(f"{name}: no object found on the support")
     s = np.eye(4)
     s[:3, :3] *= scale
-    world_from_splat = np.round(out.world_from_input @ s, 12) + 0.0
+    world_from_splat = round_frame(out.world_from_input @ s)
     scene = replace(out.scene, world_from_input={name: world_from_splat})
     return SplatReconOutput(scene, world_from_splat, kept, splat, solid=False)
 
