@@ -76,8 +76,7 @@ def test_osd_test0_scene_exports(osd_scene, tmp_path, cache_dir):
     pkg = export_scene(osd_scene, tmp_path / "osd", cfg)
     _assert_ok(pkg, 2)
     # the refinement splits every hull that bulges past refine_tolerance x diagonal where a plane can; the package's
-    # Hausdorff, measured densely both ways, stays within half as much again (object_1 was 2.0 % when a dent's
-    # crease fell between the planes tried)
+    # Hausdorff, measured densely both ways, stays within half as much again (docs/collision.md, "A finer fan")
     fid = {c.name: c.value for c in pkg.checks if c.name.startswith("collision-to-surface")}
     assert len(fid) == 2 and all(v <= 1.5 * cfg.refine_tolerance for v in fid.values()), fid
 
