@@ -45,10 +45,10 @@ def _logged_velocity_cfg(cfg):
 def _torque_scorer(prob, cfg):
     """Held-out inverse-dynamics torque R² per joint (logged velocities through a zero-phase Butterworth of order 3
     at Wn 0.02, accelerations by differentiation, runs pooled) for a parameter set on the problem's model."""
-    from real2sim.calibration.inverse import id_samples, joint_torques, torque_r2
-    from real2sim.calibration.params import apply
+    from real2sim.calibration.fitting.inverse import id_samples, joint_torques, torque_r2
+    from real2sim.calibration.params.resolve import apply
     from real2sim.calibration.run import build_problem
-    from real2sim.calibration.simulate import clone
+    from real2sim.calibration.sim.simulate import clone
 
     holdout = build_problem(_logged_velocity_cfg(cfg)).holdout
     s = id_samples(holdout, wn=0.02, order=3)
@@ -65,7 +65,7 @@ def _torque_scorer(prob, cfg):
 
 def _published(cfg, hold) -> dict:
     """The published DFKI model in its own equations: held-out window RMSE (RK4, torque held) and torque R²."""
-    from real2sim.calibration.inverse import id_samples, torque_r2
+    from real2sim.calibration.fitting.inverse import id_samples, torque_r2
     from real2sim.calibration.run import build_problem
     from tests.helpers import dfki_baselines as B
 
@@ -86,11 +86,11 @@ def _inverse_physical(cfg, torque) -> dict:
     moments of both links) besides the joint parameters, on all training samples."""
     from dataclasses import replace
 
-    from real2sim.calibration.inertial import is_physical, phi_of
-    from real2sim.calibration.inverse import id_samples
-    from real2sim.calibration.params import apply
+    from real2sim.calibration.fitting.inverse import id_samples
+    from real2sim.calibration.params.inertial import is_physical, phi_of
+    from real2sim.calibration.params.resolve import apply
     from real2sim.calibration.run import build_problem, make_objective
-    from real2sim.calibration.simulate import clone
+    from real2sim.calibration.sim.simulate import clone
 
     icfg = replace(
         _logged_velocity_cfg(cfg), fit=cfg.fit + ("body:*.com", "body:*.inertia"), method="inverse"
@@ -129,7 +129,7 @@ def build_problem_logged(cfg):
 
 
 def run(quick: bool) -> dict:
-    from real2sim.calibration.fit import cost_of, fit_bounded
+    from real2sim.calibration.fitting.least_squares import cost_of, fit_bounded
     from real2sim.calibration.run import CalibrateCfg, build_problem, make_objective
     from real2sim.params import ParamSpec
 

@@ -171,7 +171,7 @@ def run(quick: bool) -> dict:
     from real2sim.calibration.contact.logs import read_motions
     from real2sim.calibration.contact.run import load_model, run_contact, set_cone
     from real2sim.calibration.contact.sim import Roller, layout
-    from real2sim.calibration.mapping import load_map
+    from real2sim.calibration.maps.logmap import load_map
 
     if not DATA.is_dir():
         raise SystemExit(f"error: {DATA}: the shared cube tosses are not here")

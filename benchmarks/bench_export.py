@@ -49,7 +49,7 @@ VOLUME_SAMPLES = 400_000
 comparison: sampling noise cancels where the two hull sets agree), for the volume ratio and IoU."""
 SURFACE_SAMPLES = 100_000
 """Surface samples (mesh, and each tool's hulls) for the Hausdorff distance; the farthest bulge samples are then
-refined by local ascent (``export.fidelity``). A plain max over samples under-estimates a narrow bulge (bunny hulls:
+refined by local ascent (``export.collision.fidelity``). A plain max over samples under-estimates a narrow bulge (bunny hulls:
 4.9 mm at 20,000 samples, 5.5-5.7 mm at 300,000); with the ascent, 100,000 samples give 5.80 mm for three seeds."""
 
 
@@ -61,9 +61,9 @@ def why_hulls(row: dict, ref: trimesh.Trimesh, peer: dict | None) -> None:
     """For a row of more than ``FEW_HULLS`` hulls: the same collision step capped at ``FEW_HULLS`` hulls, its
     Hausdorff (``hausdorff_at_few_mm``), and ``hulls_why``: whether that fidelity would do (no worse than obj2mjcf's
     hulls of the mesh, else than ``fidelity_tolerance`` x diagonal) or why the object needs its hulls."""
+    from real2sim.export.collision.fidelity import hull_fidelity
     from real2sim.export.collision.geometry import collision_geometry
     from real2sim.export.config import ExportCfg
-    from real2sim.export.fidelity import hull_fidelity
 
     if row.get("kind") != "hulls" or row.get("hulls", 0) <= FEW_HULLS:
         return
@@ -95,25 +95,25 @@ class _Timings(logging.Handler):
             self.stages[stage] = self.stages.get(stage, 0.0) + float(secs)
 
 
-def _package_collision(pkg_dir: Path, name: str) -> tuple[list[trimesh.Trimesh], str]:
+def package_collision(pkg_dir: Path, name: str) -> tuple[list[trimesh.Trimesh], str]:
     """Collision geometry (group 3) of body ``name`` in the exported MJCF as meshes in the object frame, and its kind
     (``hulls`` or the primitive's name)."""
     import mujoco
 
-    from real2sim.export.validate import _body_geoms, _geom_mesh
+    from real2sim.export.checks.compiled import body_geoms, geom_mesh
 
     model = mujoco.MjModel.from_xml_path(str(pkg_dir / "scene.xml"))
     b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
-    geoms = _body_geoms(model, b, 3)
+    geoms = body_geoms(model, b, 3)
     types = {mujoco.mjtGeom(int(model.geom_type[g])).name.removeprefix("mjGEOM_").lower() for g in geoms}
-    return [_geom_mesh(model, g) for g in geoms], ("hulls" if types == {"mesh"} else "+".join(sorted(types)))
+    return [geom_mesh(model, g) for g in geoms], ("hulls" if types == {"mesh"} else "+".join(sorted(types)))
 
 
 def run_ours(name: str, mesh: trimesh.Trimesh, work: Path) -> dict:
     from real2sim.errors import Real2SimError
     from real2sim.export.config import ExportCfg
+    from real2sim.export.objects.repair import repair_mesh
     from real2sim.export.package import export_scene
-    from real2sim.export.repair import repair_mesh
     from real2sim.scene import Scene, SceneObject, Support
 
     cfg = ExportCfg(workers=1, cache=False, render=True)
@@ -146,7 +146,7 @@ def run_ours(name: str, mesh: trimesh.Trimesh, work: Path) -> dict:
         "_ref": ref,
     }
     if ok:
-        hulls, kind = _package_collision(work / f"ours_{name}", name)
+        hulls, kind = package_collision(work / f"ours_{name}", name)
         row.update(
             hulls=len(hulls),
             kind=kind,
@@ -161,7 +161,13 @@ def add_fidelity(ref: trimesh.Trimesh, rows: list[dict]) -> None:
     ``SURFACE_SAMPLES`` exact point-to-triangle distances; volume ratio and IoU from ``VOLUME_SAMPLES`` points shared
     by all rows, and, for two rows, the standard error of their IoU difference on those shared points
     (``iou_diff_se``: sqrt(points the two unions classify differently) / points in either union)."""
-    from real2sim.export.fidelity import Surface, _halfspaces, _inside_any, hull_fidelity, volume_overlap
+    from real2sim.export.collision.fidelity import (
+        Surface,
+        halfspaces,
+        hull_fidelity,
+        inside_any,
+        volume_overlap,
+    )
 
     sets = [r.pop("_hulls", None) for r in rows]
     boxes = [ref.bounds] + [
@@ -178,7 +184,7 @@ def add_fidelity(ref: trimesh.Trimesh, rows: list[dict]) -> None:
             unions.append(None)
             continue
         fid = hull_fidelity(ref, hs, samples=SURFACE_SAMPLES)
-        in_u = _inside_any(x, [_halfspaces(h) for h in hs], 0.0)
+        in_u = inside_any(x, [halfspaces(h) for h in hs], 0.0)
         unions.append(in_u)
         vr, iou = volume_overlap(in_m, in_u)
         r.update(hausdorff_mm=fid.hausdorff * 1e3, hausdorff_rel=fid.hausdorff_rel, volume_ratio=vr, iou=iou)

@@ -1,7 +1,7 @@
 """Per-format write and check times of a package, for the export benchmark (``bench_export.py``'s second table).
 
-Write times are export's own stage timings (``write models`` is the MJCF and the scene URDF together); check times
-are each engine check (``export.engines``) run once more on the written package, MuJoCo's being export's
+Write times are export's own stage timings (``write models`` is the MJCF, ``write urdf`` the scene's and the objects' URDFs); check times
+are each engine check (``export.checks.engines``) run once more on the written package, MuJoCo's being export's
 ``validate`` stage (which also runs the usd-core and urdf2webots checks, while MuJoCo steps).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-WRITE_STAGES = {"mjcf+urdf": "write models", "object urdfs": "write object urdfs", "usd": "write usd"}
+WRITE_STAGES = {"mjcf": "write models", "urdf": "write urdf", "usd": "write usd"}
 """Column -> export's timing stage."""
 
 
@@ -20,8 +20,8 @@ def format_times(
     """``write <format>`` and ``check <engine>`` seconds (None where not run) of the package in ``pkg_dir``."""
     import mujoco
 
-    from real2sim.export.engines import ENGINES, engine_checks
-    from real2sim.export.manifest import PackageManifest
+    from real2sim.export.checks.engines import ENGINES, engine_checks
+    from real2sim.export.writers.manifest import PackageManifest
 
     out: dict[str, float | None] = {f"write {k}": stages.get(v) for k, v in WRITE_STAGES.items()}
     out["check mjcf"] = stages.get("validate")

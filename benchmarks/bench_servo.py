@@ -103,9 +103,9 @@ def pendulum_mjcf(mass: float, servo: dict, timestep: float = 0.002) -> str:
 
 
 def load_logs(tmp: Path, pattern: str = "*.json.gz", emf: bool = False):
-    from real2sim.calibration.mapping import load_map, load_trajectory
+    from real2sim.calibration.logs.signal import despike
+    from real2sim.calibration.maps.logmap import load_map, load_trajectory
     from real2sim.calibration.run import prepare
-    from real2sim.calibration.signal import despike
 
     (tmp / "map.toml").write_text(MAP_EMF if emf else MAP)
     lmap = load_map(tmp / "map.toml")
@@ -126,7 +126,7 @@ def model_for(tmp: Path, mass: float, servo: dict):
 
 def per_log_models(tmp: Path, trajs, servo: dict) -> list:
     """Each log's model: its payload's MJCF with ``servo``, the position gain scaled by firmware Kp / 32."""
-    from real2sim.calibration.setups import Setup, SetupModels
+    from real2sim.calibration.sim.setups import Setup, SetupModels
 
     out = []
     for t in trajs:
@@ -137,11 +137,11 @@ def per_log_models(tmp: Path, trajs, servo: dict) -> list:
 
 
 def fit_windows(base, trajs, names, x0, lower, upper, window_s, max_nfev, prior=None):
-    from real2sim.calibration import randomization as R
-    from real2sim.calibration.fit import fit_bounded
-    from real2sim.calibration.objective import WindowObjective
-    from real2sim.calibration.params import resolve
-    from real2sim.calibration.simulate import Simulator, make_windows
+    from real2sim.calibration.fitting import randomization as R
+    from real2sim.calibration.fitting.least_squares import fit_bounded
+    from real2sim.calibration.params.resolve import resolve
+    from real2sim.calibration.sim.objective import WindowObjective
+    from real2sim.calibration.sim.simulate import Simulator, make_windows
     from real2sim.params import ParamSpec
 
     params = resolve([ParamSpec(n) for n in names], base)
@@ -160,8 +160,8 @@ def fit_windows(base, trajs, names, x0, lower, upper, window_s, max_nfev, prior=
 def ensemble_check(tmp: Path, keys, ensemble: np.ndarray, logs, noise: float = 0.0) -> tuple[float, float]:
     """Sample-weighted (coverage of the 5-95 % band, band width [rad]) of an ensemble replayed on ``logs``, with
     Gaussian observation noise of std ``noise`` added to every member (a prediction band)."""
-    from real2sim.calibration import randomization as R
-    from real2sim.calibration.servo import replay
+    from real2sim.calibration.fitting import randomization as R
+    from real2sim.calibration.sim.servo import replay
 
     models = [[per_log_models(tmp, [t], dict(zip(keys, v, strict=False)))[0] for v in ensemble] for t in logs]
     delays = np.stack([ensemble[:, len(keys)], np.zeros(len(ensemble))], axis=1)  # servo delay, emf none
@@ -172,9 +172,9 @@ def ensemble_check(tmp: Path, keys, ensemble: np.ndarray, logs, noise: float = 0
 
 
 def main(argv=None) -> dict:
-    from real2sim.calibration import randomization as R
-    from real2sim.calibration.fit import cost_of
-    from real2sim.calibration.servo import replay_rmse
+    from real2sim.calibration.fitting import randomization as R
+    from real2sim.calibration.fitting.least_squares import cost_of
+    from real2sim.calibration.sim.servo import replay_rmse
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")

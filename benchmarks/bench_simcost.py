@@ -9,7 +9,7 @@ points' distance to the collision surface; for the sample tabletop also the Haus
 sample tabletop's ground-truth meshes at their true poses (``sample_data/ground_truth.json``: a box and a cylinder
 primitive, the mug and stone) are the floor.
 
-Each object of several pieces meets the support through its support-contact hull (``export.support_contact``);
+Each object of several pieces meets the support through its support-contact hull (``export.collision.support_contact``);
 row ``r2s-shull``: the same package with those hulls taken out (every piece touches the support). ``x peer``: step
 time against obj2mjcf's in the same scene; ``x peer=``: against obj2mjcf at our fidelity (row ``obj2mjcf=``: per
 object, the CoACD threshold of fewest hulls still as close to the mesh as ours, ``iso_fidelity``). With the peer, each
@@ -92,7 +92,7 @@ def bunny_scene(path: Path):
 def _without_support_hulls(spec) -> None:
     """Delete the support-contact hulls (``support_contact.GROUP``) and give every collision geom MuJoCo's default
     classes: each piece touches the support, as in a package without them (and obj2mjcf's)."""
-    from real2sim.export.support_contact import GROUP
+    from real2sim.export.collision.support_contact import GROUP
 
     for g in list(spec.geoms):
         if g.group == GROUP:
@@ -166,7 +166,7 @@ def run(
     from real2sim.scene import sanitize_name
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from bench_export import _package_collision
+    from bench_export import package_collision
     from capture_fidelity import capture_figures
     from iso_fidelity import iso_fidelity_hulls
 
@@ -176,12 +176,12 @@ def run(
     model = mujoco.MjModel.from_xml_path(str(pkg / "scene.xml"))
     bodies = {o.name: sanitize_name(o.name) for o in scene.objects}
     ours = sim_cost(model, repeat=repeat)
-    kinds = [_package_collision(pkg, bodies[o.name]) for o in scene.objects]
+    kinds = [package_collision(pkg, bodies[o.name]) for o in scene.objects]
     pieces = [k if k != "hulls" else f"{len(ms)} hulls" for ms, k in kinds]
-    fid = fidelity(scene, lambda o: _package_collision(pkg, bodies[o.name])[0])
+    fid = fidelity(scene, lambda o: package_collision(pkg, bodies[o.name])[0])
     rows = [{"scene": name, "tool": "real2sim", **ours, "pieces": pieces, "hausdorff_mm": fid}]
     rows[0].update(
-        capture_figures(name, scene, lambda o: _package_collision(pkg, bodies[o.name])[0], ROOT, SHARED)
+        capture_figures(name, scene, lambda o: package_collision(pkg, bodies[o.name])[0], ROOT, SHARED)
     )
     sh = sim_cost(without_support_hull(pkg), repeat=repeat)
     rows.append({**rows[0], "tool": "r2s-shull", **sh})
@@ -219,7 +219,7 @@ def hulls_why(scene, ours: dict, peer_mm: list[float] | None) -> list[str]:
     collision step capped at that many hulls, its Hausdorff against obj2mjcf's on the object, else the tolerance's)."""
     from bench_export import why_hulls
 
-    from real2sim.export.repair import repair_mesh
+    from real2sim.export.objects.repair import repair_mesh
 
     out = []
     for i, (o, piece) in enumerate(zip(scene.objects, ours["pieces"], strict=True)):

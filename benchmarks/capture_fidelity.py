@@ -26,7 +26,7 @@ NEAR = 0.005
 
 def capture_mm(points: np.ndarray, meshes: list[trimesh.Trimesh]) -> list[float]:
     """Mean, 95th percentile and max [mm] of the distances from ``points`` to the union surface of ``meshes``."""
-    from real2sim.export.fidelity import Surface, union_surface
+    from real2sim.export.collision.fidelity import Surface, union_surface
 
     u = union_surface(meshes)
     d = Surface([u], u.bounds.mean(axis=0)).distance(points) * 1e3
@@ -66,7 +66,7 @@ def labelled_points(scene_name: str, scene, root: Path, shared: Path) -> dict[st
 
 def _object_points(o, pts: np.ndarray, lab: np.ndarray) -> np.ndarray:
     """The points (object frame) of the label with the most points within ``NEAR`` of the object's mesh."""
-    from real2sim.export.fidelity import Surface
+    from real2sim.export.collision.fidelity import Surface
 
     local = trimesh.transform_points(pts, np.linalg.inv(o.world_from_object))
     lo, hi = o.mesh.bounds[0] - 0.02, o.mesh.bounds[1] + 0.02
@@ -99,7 +99,7 @@ def capture_figures(scene_name: str, scene, meshes_of, root: Path, shared: Path)
     """``capture_mm`` (per object [mean, p95, max] mm, or None) and, for the sample tabletop, ``truth_mm`` and
     ``truth_mean_mm`` (per object Hausdorff and mean distance mm to the true mesh) of the collision geometry
     ``meshes_of(object)``."""
-    from real2sim.export.fidelity import hull_fidelity
+    from real2sim.export.collision.fidelity import hull_fidelity
 
     pts = labelled_points(scene_name, scene, root, shared)
     out: dict = {}

@@ -49,8 +49,8 @@ def _run_peer(
 def fidelity(scene, meshes_of) -> list[float]:
     """Per object collision-to-surface Hausdorff [mm] of ``meshes_of(name)`` against the object's repaired mesh
     (nan where the two do not overlap to measure)."""
-    from real2sim.export.fidelity import hull_fidelity
-    from real2sim.export.repair import repair_mesh
+    from real2sim.export.collision.fidelity import hull_fidelity
+    from real2sim.export.objects.repair import repair_mesh
 
     out = []
     for o in scene.objects:

@@ -40,9 +40,9 @@ STEPS = {
 
 
 def profile_one(mesh, threads: int) -> dict:
+    from real2sim.export.collision.fidelity import hull_fidelity
     from real2sim.export.collision.geometry import collision_geometry
     from real2sim.export.config import ExportCfg
-    from real2sim.export.fidelity import hull_fidelity
 
     cfg = ExportCfg(workers=1, cache=False)
     prof = cProfile.Profile(time.process_time)  # CPU seconds: the machine is shared
@@ -64,7 +64,7 @@ def profile_one(mesh, threads: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from real2sim.export.repair import repair_mesh
+    from real2sim.export.objects.repair import repair_mesh
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="comma list of mesh names (default: all)")

@@ -16,7 +16,7 @@ def sysid_fit(
     import mujoco
     from mujoco import sysid
 
-    from real2sim.calibration.writeback import set_spec_value
+    from real2sim.calibration.outputs.writeback import set_spec_value
 
     win = obj.sim.win
     spec = mujoco.MjSpec.from_file(str(model_path))

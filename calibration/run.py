@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from real2sim.calibration.config import CalibrateCfg
-from real2sim.calibration.outputs import CalibrationReport, LogPlot
+from real2sim.calibration.outputs.write import CalibrationReport, LogPlot
 from real2sim.errors import ConfigError, InputError
 from real2sim.outguard import check_output
 from real2sim.params import ParamSpec
@@ -38,7 +38,7 @@ def prepare(
     """Explicit step: derive qvel from qpos (Butterworth + differentiation) where the log has none."""
     from dataclasses import replace
 
-    from real2sim.calibration.signal import butter_filtfilt, differentiate
+    from real2sim.calibration.logs.signal import butter_filtfilt, differentiate
 
     out = []
     for tr in trajs:
@@ -70,7 +70,7 @@ class Problem:
     def fit_inverse(self, samples, x0: np.ndarray | None = None, **kw):
         """Inverse-dynamics least squares of all parameters on ``samples`` (``inverse.fit_inverse``), from ``x0``
         (default: the initial values) within the problem's bounds; returns (values, fit output)."""
-        from real2sim.calibration.inverse import fit_inverse
+        from real2sim.calibration.fitting.inverse import fit_inverse
 
         tr = self.train[0]
         x = self.x0 if x0 is None else x0
@@ -81,9 +81,9 @@ class Problem:
 
 
 def build_problem(cfg: CalibrateCfg) -> Problem:
-    from real2sim.calibration.delay import estimate_delays
-    from real2sim.calibration.mapping import load_map, load_trajectories
-    from real2sim.calibration.params import default_bounds, get_value, resolve
+    from real2sim.calibration.fitting.delay import estimate_delays
+    from real2sim.calibration.maps.logmap import load_map, load_trajectories
+    from real2sim.calibration.params.resolve import default_bounds, get_value, resolve
 
     cfg.validate()
     model = load_model(Path(cfg.model))
@@ -95,7 +95,7 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
             trs, n = load_trajectories(p, lmap, model, holdout=dest is hold)
             notes += n
             if cfg.despike is not None:
-                from real2sim.calibration.signal import despike
+                from real2sim.calibration.logs.signal import despike
 
                 trs = [despike(tr, cfg.despike) for tr in trs]
             dest.extend(trs)
@@ -123,7 +123,7 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
     lower, upper = bounds[:, 0], bounds[:, 1]
     x0 = np.clip(x0, lower, upper)
     log_mask = np.array([p.spec.log_scale for p in params], bool)
-    from real2sim.calibration.inertial import Reparam, second_moments
+    from real2sim.calibration.params.inertial import Reparam, second_moments
 
     for t in Reparam(params, x0).triplets:
         if np.any(second_moments(x0[list(t)]) <= 0):
@@ -135,14 +135,14 @@ def build_problem(cfg: CalibrateCfg) -> Problem:
 
 
 def make_objective(prob: Problem, trajs: list[Trajectory], cfg: CalibrateCfg, max_windows: int | None = None):
-    from real2sim.calibration.objective import WindowObjective
-    from real2sim.calibration.simulate import Simulator, make_windows
+    from real2sim.calibration.sim.objective import WindowObjective
+    from real2sim.calibration.sim.simulate import Simulator, make_windows
 
     win = make_windows(trajs, cfg.window_s, float(prob.model.opt.timestep), max_windows)
     sim = Simulator(prob.model, win, trajs[0].joint_names, trajs[0].actuator_names)
     setups = None
     if cfg.gain_constant or cfg.log_models:
-        from real2sim.calibration.setups import log_setups
+        from real2sim.calibration.sim.setups import log_setups
 
         setups = log_setups(prob, trajs, cfg, load_model)
     return WindowObjective(
@@ -161,8 +161,8 @@ def _delays_of(prob: Problem, values: np.ndarray) -> np.ndarray:
 
 def fit_problem(prob: Problem, cfg: CalibrateCfg):
     """Warm start (inverse dynamics) and/or trajectory matching. Returns (values, fit output, objective)."""
-    from real2sim.calibration.inertial import fit_physical
-    from real2sim.calibration.inverse import id_samples
+    from real2sim.calibration.fitting.inverse import id_samples
+    from real2sim.calibration.params.inertial import fit_physical
     from real2sim.progress import step
 
     x = prob.x0.copy()
@@ -183,7 +183,7 @@ def fit_problem(prob: Problem, cfg: CalibrateCfg):
 
 def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
     """Fit, then evaluate every log before and after: the result and what its report shows (nothing written)."""
-    from real2sim.calibration.fit import cost_of, uncertainty
+    from real2sim.calibration.fitting.least_squares import cost_of, uncertainty
 
     prob = build_problem(cfg)
     values, out, obj = fit_problem(prob, cfg)
@@ -209,7 +209,7 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
     for g in unc.groups:
         warnings.append(f"not identifiable from these logs (correlated group): {', '.join(g)}")
     # --- honest results (issue 18): unidentifiable parameters keep their prior; unforced / worse warnings
-    from real2sim.calibration import honest
+    from real2sim.calibration.fitting import honest
 
     if (w := honest.unforced_warning(prob.model, prob.train)) is not None:
         warnings.append(w)
@@ -232,10 +232,10 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
         )
     # --- end honest results
     # per-log errors
-    from real2sim.calibration.inverse import id_samples, joint_torques, torque_r2
-    from real2sim.calibration.params import apply
-    from real2sim.calibration.report import segments
-    from real2sim.calibration.simulate import clone
+    from real2sim.calibration.fitting.inverse import id_samples, joint_torques, torque_r2
+    from real2sim.calibration.outputs.report import segments
+    from real2sim.calibration.params.resolve import apply
+    from real2sim.calibration.sim.simulate import clone
 
     calibrated = clone(prob.model)
     apply(
@@ -293,7 +293,7 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
         else:
             rand[p.name] = (float(b_lo), float(b_hi))
     if cfg.randomize == "logs" and len(prob.train) > 1:
-        from real2sim.calibration.randomization import data_ranges
+        from real2sim.calibration.fitting.randomization import data_ranges
 
         rand, chk = data_ranges(prob, cfg, values, make_objective)
         warnings.append(
@@ -323,8 +323,8 @@ def calibrate(cfg: CalibrateCfg) -> CalibrationReport:
 def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult | ContactReport:
     """``calibrate``, then write its outputs to ``cfg.out_dir`` when one is set: a ``CalibrationResult`` of a
     robot's joints, or a ``ContactReport`` when the map names free bodies (``[bodies.NAME]``)."""
-    from real2sim.calibration.mapping import load_map
-    from real2sim.calibration.outputs import write_outputs
+    from real2sim.calibration.maps.logmap import load_map
+    from real2sim.calibration.outputs.write import write_outputs
 
     cfg.validate()
     inputs = (cfg.model, cfg.map, cfg.package, *cfg.logs, *cfg.holdout, *cfg.log_models)
@@ -336,7 +336,7 @@ def run_calibrate(cfg: CalibrateCfg) -> CalibrationResult | ContactReport:
 
         return run_and_write(cfg, lmap)
     if cfg.package is not None:
-        from real2sim.calibration.package import package_files
+        from real2sim.calibration.outputs.package import package_files
 
         package_files(Path(cfg.package))  # fail before fitting
     report = calibrate(cfg)
@@ -351,7 +351,7 @@ def _write_package(report: CalibrationReport, pkg: Path) -> CalibrationReport:
     """Calibrated values into the package (identifiable ones only); what it could not place becomes a warning."""
     from dataclasses import replace
 
-    from real2sim.calibration.package import write_package
+    from real2sim.calibration.outputs.package import write_package
 
     res = report.result
     edit = write_package(pkg, list(report.params), res.values, np.isfinite(res.stderr))

@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from real2sim.errors import ConfigError
-from real2sim.export.physics import Given, parse_given
+from real2sim.export.physics.values import Given, parse_given
 
 Format = Literal["mjcf", "urdf", "usd"]
 FORMATS: tuple[Format, ...] = ("mjcf", "urdf", "usd")
@@ -53,7 +53,7 @@ class ValidateCfg:
     check_urdf: bool = True
     """Also load the URDF (if present) in MuJoCo and in yourdfpy."""
     engines: tuple[str, ...] = ("usd", "pybullet", "webots", "newton")
-    """Engine checks to run where the package has their files (``export.engines``): ``usd`` (usd-core),
+    """Engine checks to run where the package has their files (``export.checks.engines``): ``usd`` (usd-core),
     ``pybullet``, ``webots`` (urdf2webots), ``newton``; each is skipped with one line if its client is missing."""
     strict: bool = False
     """Refuse a package whose collision-to-surface distance is over ``max_surface_distance`` (else: a warning)."""
@@ -162,7 +162,7 @@ class ExportCfg:
     """Sliding friction of an object, ``NAME=MU`` (repeatable), instead of the scene's or its material's."""
     material: tuple[str, ...] = ()
     """Material of an object, ``NAME=MATERIAL`` (repeatable): density and friction from the table
-    (``export/materials.py``: wood, plastic, steel, aluminium, glass, ceramic, cardboard, rubber, foam); a given
+    (``export/physics/materials.py``: wood, plastic, steel, aluminium, glass, ceramic, cardboard, rubber, foam); a given
     mass, density or friction wins over it."""
     timestep: float = 0.002
     """MuJoCo time step [s] written into the model."""

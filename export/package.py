@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 import time
 from collections.abc import Iterator
@@ -17,13 +18,14 @@ from real2sim.errors import ConfigError, StageError
 from real2sim.executor import ExecutorCfg, run_map
 from real2sim.export.collision.coacd import coacd_threads
 from real2sim.export.config import ExportCfg, collision_options
-from real2sim.export.manifest import MANIFEST_FILE, ManifestObject, PackageManifest, physical_values
-from real2sim.export.objio import obj_text
-from real2sim.export.physics import ObjectPhysics, check_names, resolve_physics
-from real2sim.export.prepare import ObjectJob, PlacedObject, prepare_object
-from real2sim.export.settle import drop_onto_support, presettle
-from real2sim.export.usd import without_usd_if_missing
-from real2sim.export.visual import write_visual
+from real2sim.export.objects.prepare import ObjectJob, PlacedObject, prepare_object
+from real2sim.export.objects.visual import write_visual
+from real2sim.export.physics.settle import drop_onto_support, presettle
+from real2sim.export.physics.values import ObjectPhysics, check_names, resolve_physics
+from real2sim.export.writers.formats import WRITERS
+from real2sim.export.writers.manifest import MANIFEST_FILE, ManifestObject, PackageManifest, physical_values
+from real2sim.export.writers.objio import obj_text
+from real2sim.export.writers.usd import without_usd_if_missing
 from real2sim.meshio import mesh_to_ply_bytes
 from real2sim.outguard import check_output
 from real2sim.progress import step
@@ -63,17 +65,13 @@ def _write_assets(folder: Path, placed: list[PlacedObject]) -> None:
 
 
 def _write_engine_files(folder: Path, name: str, placed: list[PlacedObject], support, cfg: ExportCfg) -> None:
-    """``urdf/<object>.urdf`` and ``urdf/support.urdf`` (with ``urdf``) and ``<name>.usd`` (with ``usd``), each timed."""
-    if "urdf" in cfg.formats:
-        from real2sim.export.urdf_objects import write_object_urdfs
-
-        with _timed("write object urdfs"):
-            write_object_urdfs(folder, placed, support)
-    if "usd" in cfg.formats:
-        from real2sim.export.usd import write_usd
-
-        with _timed("write usd"):
-            write_usd(folder, name, placed, support)
+    """The files of each format besides the MJCF that ``cfg.formats`` asks for (``writers.formats.WRITERS``), each
+    timed."""
+    for fmt, module in WRITERS.items():
+        if fmt in cfg.formats:
+            write = importlib.import_module(f"real2sim.export.writers.{module}").write
+            with _timed(f"write {fmt}"):
+                write(folder, name, placed, support)
 
 
 def _manifest(
@@ -114,10 +112,10 @@ def _manifest(
 
 def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None) -> SimPackage:
     """Write the package for ``scene`` to ``out_dir``; raises ``StageError`` (and writes nothing) if a check fails."""
-    from real2sim.export.mjcf import compile_scene, model_xml, scene_xml
-    from real2sim.export.report import readme_md, report_html
-    from real2sim.export.urdf import urdf_xml
-    from real2sim.export.validate import SURFACE_WARNING, validate_package
+    from real2sim.export.checks.compiled import SURFACE_WARNING
+    from real2sim.export.report.pages import readme_md, report_html
+    from real2sim.export.validate import validate_package
+    from real2sim.export.writers.mjcf import compile_scene, model_xml, scene_xml
 
     cfg = cfg or ExportCfg()
     cfg.validate()
@@ -174,14 +172,12 @@ def export_scene(scene: Scene, out_dir: str | Path, cfg: ExportCfg | None = None
                 write_text(tmp / f"{name}.xml", model_xml(name, placed, scene.support, cfg, tmp))
                 write_text(tmp / "scene.xml", scene_xml(name, scene.support, placed))
                 model = compile_scene(tmp)
-                if "urdf" in cfg.formats:
-                    write_text(tmp / f"{name}.urdf", urdf_xml(name, placed, scene.support))
-            _write_engine_files(tmp, name, placed, scene.support, cfg)  # per-object URDFs, USD
+            _write_engine_files(tmp, name, placed, scene.support, cfg)  # URDFs, USD
         with step("validating"), _timed("validate"):
             checks = validate_package(tmp, vcfg, manifest, model)
         renders: list[str] = []
         if cfg.render:
-            from real2sim.export.render import render_package
+            from real2sim.export.report.render import render_package
 
             with step("rendering"), _timed("render"):
                 renders = render_package(tmp, placed, scene.support)

@@ -6,8 +6,9 @@ the CLI's options) does not import numpy and the readers.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from real2sim.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from real2sim.recon.io.points import read_points
@@ -17,10 +18,4 @@ __all__ = ["read_points", "read_splat"]
 
 _LAZY = {"read_points": "real2sim.recon.io.points", "read_splat": "real2sim.recon.io.splat"}
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from real2sim.calibration.logs import read_log
-from real2sim.calibration.mapping import LogMap, _column, find_gaps
+from real2sim.calibration.logs.read import read_log
+from real2sim.calibration.maps.logmap import LogMap, find_gaps, table_column
 from real2sim.errors import InputError
 
 SUFFIXES = (".csv", ".csv.gz", ".npz")
@@ -35,7 +35,7 @@ class MotionLog:
 
 def log_files(path: Path) -> list[Path]:
     """A file → itself; a folder → its CSV/NPZ logs in name order (not a LeRobot dataset or a bag)."""
-    from real2sim.calibration import lerobot
+    from real2sim.calibration.logs import lerobot
 
     if not path.is_dir():
         return [path]
@@ -92,9 +92,9 @@ def read_motion(path: Path, log_map: LogMap, model=None) -> MotionLog:
                 raise InputError(log_map.source or path, f"joint {jn!r} in the map is not in the model")
     first = next(iter(log_map.bodies.values())).pos[0] if log_map.bodies else None
     if log_map.time:
-        t = _column(table, log_map.time, path) * log_map.time_scale
+        t = table_column(table, log_map.time, path) * log_map.time_scale
     else:
-        t = np.arange(_column(table, first or next(iter(log_map.joints.values())).qpos, path).size)
+        t = np.arange(table_column(table, first or next(iter(log_map.joints.values())).qpos, path).size)
         t = t / float(log_map.rate or 1.0)
     if t.size < 3:
         raise InputError(path, f"needs at least 3 samples, has {t.size}")
@@ -104,8 +104,8 @@ def read_motion(path: Path, log_map: LogMap, model=None) -> MotionLog:
     t = t - t[0]
     pose, vel = {}, {}
     for name, bc in log_map.bodies.items():
-        pos = np.stack([_column(table, c, path) for c in bc.pos], axis=1)
-        quat = np.stack([_column(table, c, path) for c in bc.quat], axis=1)
+        pos = np.stack([table_column(table, c, path) for c in bc.pos], axis=1)
+        quat = np.stack([table_column(table, c, path) for c in bc.quat], axis=1)
         norm = np.linalg.norm(quat, axis=1)
         bad = np.nonzero(np.abs(norm - 1.0) > 0.1)[0]
         if bad.size:
@@ -117,12 +117,12 @@ def read_motion(path: Path, log_map: LogMap, model=None) -> MotionLog:
         lin = (
             np.gradient(pos, t, axis=0)
             if bc.linvel is None
-            else np.stack([_column(table, c, path) for c in bc.linvel], axis=1)
+            else np.stack([table_column(table, c, path) for c in bc.linvel], axis=1)
         )
         if bc.angvel is None:
             ang = quat_rate_body(t, quat)
         else:
-            ang = np.stack([_column(table, c, path) for c in bc.angvel], axis=1)
+            ang = np.stack([table_column(table, c, path) for c in bc.angvel], axis=1)
             if bc.angvel_frame == "world":
                 ang = rotate_to_body(quat, ang)
         pose[name] = np.concatenate([pos, quat], axis=1)
@@ -130,9 +130,9 @@ def read_motion(path: Path, log_map: LogMap, model=None) -> MotionLog:
     names = tuple(log_map.joints)
     qpos = qvel = None
     if names:
-        qpos = np.stack([_column(table, log_map.joints[j].qpos, path) for j in names], axis=1)
+        qpos = np.stack([table_column(table, log_map.joints[j].qpos, path) for j in names], axis=1)
         if all(log_map.joints[j].qvel for j in names):
-            qvel = np.stack([_column(table, str(log_map.joints[j].qvel), path) for j in names], axis=1)
+            qvel = np.stack([table_column(table, str(log_map.joints[j].qvel), path) for j in names], axis=1)
         else:
             qvel = np.gradient(qpos, t, axis=0)
     notes = tuple(f"{path.name}: time gap {a:.4f}-{b:.4f} s" for a, b in find_gaps(t))

@@ -37,7 +37,7 @@ def write_contact_outputs(report: ContactReport, out_dir: Path, plots: bool = Tr
     import yaml
 
     from real2sim.calibration.contact.mjcf import calibrated_xml
-    from real2sim.calibration.writeback import text_diff
+    from real2sim.calibration.outputs.writeback import text_diff
 
     keep = np.isfinite(report.stderr)
     mjcf = calibrated_xml(report.model_path, list(report.params), report.values, keep, report.cone)

@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.atomic import write_text
-from real2sim.calibration.package import write_checked_mjcf, write_readme_section
+from real2sim.calibration.outputs.package import write_checked_mjcf, write_readme_section
 
 BEGIN, END = "<!-- real2sim contact calibration: begin -->", "<!-- real2sim contact calibration: end -->"
 
 
 def check_package(pkg: Path) -> None:
-    from real2sim.calibration.package import package_files
+    from real2sim.calibration.outputs.package import package_files
 
     package_files(pkg)
 
@@ -52,7 +52,7 @@ def write_contact_package(pkg: Path, report) -> list[str]:
     """Write the identifiable fitted values into the package; returns notes on what could not be placed."""
     import mujoco
 
-    from real2sim.calibration.package import package_files
+    from real2sim.calibration.outputs.package import package_files
 
     name, mjcf, urdf, usd = package_files(pkg)
     fitted, keep = _fitted_model(report)

@@ -126,8 +126,8 @@ def run_contact(cfg: CalibrateCfg, lmap) -> ContactReport:
 
     import mujoco
 
-    from real2sim.calibration import honest
-    from real2sim.calibration.fit import uncertainty
+    from real2sim.calibration.fitting import honest
+    from real2sim.calibration.fitting.least_squares import uncertainty
     from real2sim.progress import step
 
     if lmap.actuators:

@@ -31,9 +31,10 @@ from real2sim.export.config import ExportCfg, collision_options
 
 log = logging.getLogger(__name__)
 
-CODE = ("collision/*.py", "visual.py", "fidelity.py")
-"""Source files (relative to ``export/``) whose code shapes collision geometry: decomposition, primitive fits,
-decimation (``visual.decimate``) and the surface queries refinement measures bulges with (``fidelity.Surface``)."""
+CODE = ("collision/*.py", "objects/visual.py")
+"""Source files (relative to ``export/``) whose code shapes collision geometry: decomposition, primitive fits, the
+surface queries refinement measures bulges with (``collision/fidelity.Surface``) and decimation
+(``objects/visual.decimate``)."""
 
 
 @functools.cache

@@ -9,7 +9,7 @@ from real2sim.export.collision.cover import cover_surface, refit_to_surface
 from real2sim.export.collision.hulls import convex_hull, limit_points, total_area
 from real2sim.export.collision.refine import Refiner, merge_to_tolerance, refine
 from real2sim.export.config import ExportCfg
-from real2sim.export.visual import decimate
+from real2sim.export.objects.visual import decimate
 
 
 def import_coacd(threads: int = 1):

@@ -42,7 +42,7 @@ def cover_surface(
     tolerance or the worst hull already does, so the surface error does not grow)."""
     from scipy.spatial import ConvexHull
 
-    from real2sim.export.fidelity import Surface
+    from real2sim.export.collision.fidelity import Surface
 
     v = np.asarray(mesh.vertices, dtype=np.float64)
     diag = float(np.linalg.norm(mesh.extents))

@@ -39,7 +39,7 @@ COMPARE_SAMPLES = 2000
 
 def hausdorff(mesh: trimesh.Trimesh, pieces: list[trimesh.Trimesh], seed: int) -> float:
     """``hull_fidelity``'s Hausdorff [m] of collision ``pieces`` to ``mesh`` (``COMPARE_SAMPLES``, seeded)."""
-    from real2sim.export.fidelity import hull_fidelity
+    from real2sim.export.collision.fidelity import hull_fidelity
 
     return hull_fidelity(mesh, pieces, samples=COMPARE_SAMPLES, seed=seed).hausdorff
 

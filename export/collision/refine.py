@@ -22,7 +22,7 @@ class Refiner:
     def __init__(self, mesh: trimesh.Trimesh, work: trimesh.Trimesh, cfg: ExportCfg, area: float) -> None:
         import manifold3d
 
-        from real2sim.export.fidelity import Surface
+        from real2sim.export.collision.fidelity import Surface
 
         self.cfg = cfg
         self.area = area

@@ -17,8 +17,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,33 +26,21 @@ from real2sim.errors import ConfigError, InputError, Real2SimError
 from real2sim.executor import ExecutorCfg, run_map
 from real2sim.outguard import MARKER, check_output, remove_created
 from real2sim.pipeline.background import Background
-from real2sim.pipeline.cache import RunRecord, hashed_options, stage_key
+from real2sim.pipeline.cache import hashed_options, stage_key
 from real2sim.pipeline.config import ProcessCfg
 from real2sim.pipeline.recon_stage import recon_lidar, recon_photos, recon_splat
+from real2sim.pipeline.runner import StageRun, StageRunner
 from real2sim.pipeline.session import Session, load_session
 from real2sim.pipeline.summary import (
-    SUMMARY_TYPES,
     CalibrationSummary,
     PackageSummary,
     SceneSummary,
-    StageSummary,
 )
 from real2sim.scene import Scene, load_scene, sanitize_name
 
 PROCESS_ENTRIES = ("scene", "package", "calibration", "run.json")
 """What ``process`` writes into its output folder."""
 S = TypeVar("S", SceneSummary, PackageSummary, CalibrationSummary)
-
-
-@dataclass(frozen=True)
-class StageRun:
-    """One stage of a process run: where it wrote, how long it took, whether it was reused, what it found."""
-
-    name: str
-    output: Path
-    seconds: float
-    reused: bool
-    summary: StageSummary
 
 
 @dataclass(frozen=True)
@@ -77,46 +63,6 @@ class ProcessResult:
                 assert isinstance(s.summary, kind)
                 return s.summary
         return None
-
-
-class _Runner:
-    def __init__(self, cfg: ProcessCfg):
-        self.cfg = cfg
-        self.out = Path(cfg.out_dir).absolute()
-        self.record = RunRecord(self.out / "run.json")
-        self.runs: list[StageRun] = []
-
-    def reused(self, name: str, output: Path, key: str) -> StageSummary | None:
-        """The summary ``run.json`` holds for this stage if it finished with ``key`` and ``output`` exists."""
-        prev = None if self.cfg.force or not output.exists() else self.record.finished(name, key)
-        if prev is not None:
-            try:
-                return SUMMARY_TYPES[name].from_json(prev)
-            except (KeyError, TypeError):
-                pass  # a summary from an older real2sim: run the stage again
-        return None
-
-    def run(self, name: str, output: Path, key: str, work: Callable[[], StageSummary]) -> None:
-        """Run ``work`` unless ``run.json`` says this stage finished with ``key`` and ``output`` exists."""
-
-        def timed() -> tuple[StageSummary, float]:
-            t0 = time.perf_counter()
-            return work(), time.perf_counter() - t0
-
-        self.run_timed(name, output, key, timed)
-
-    def run_timed(
-        self, name: str, output: Path, key: str, work: Callable[[], tuple[StageSummary, float]]
-    ) -> None:
-        """``run`` for work that measures its own seconds (work done in another process)."""
-        t0 = time.perf_counter()
-        prev = self.reused(name, output, key)
-        if prev is not None:
-            self.runs.append(StageRun(name, output, time.perf_counter() - t0, True, prev))
-            return
-        summary, seconds = work()
-        self.runs.append(StageRun(name, output, seconds, False, summary))
-        self.record.record(name, key, output, summary.to_json())
 
 
 def _session_inputs(s: Session) -> list[Path | None]:
@@ -152,7 +98,7 @@ def run_process(cfg: ProcessCfg) -> ProcessResult:
 
 
 def _run_with_runner(cfg: ProcessCfg, session: Session) -> ProcessResult:
-    r = _Runner(cfg)
+    r = StageRunner(cfg)
     started: list[Background[CalibrationSummary]] = []
     try:
         return _run_stages(r, session, started)
@@ -162,7 +108,9 @@ def _run_with_runner(cfg: ProcessCfg, session: Session) -> ProcessResult:
         raise
 
 
-def _run_stages(r: _Runner, session: Session, started: list[Background[CalibrationSummary]]) -> ProcessResult:
+def _run_stages(
+    r: StageRunner, session: Session, started: list[Background[CalibrationSummary]]
+) -> ProcessResult:
     cfg = r.cfg
     notes: list[str] = []
     scene_dir = r.out / "scene"
@@ -221,7 +169,7 @@ def run_batch(cfgs: list[ProcessCfg], executor: ExecutorCfg | None = None) -> li
     return run_map(_process_one, inner, executor or ExecutorCfg(), label="sessions")
 
 
-def _export_job(r: _Runner, s: Session, scene_dir: Path, pkg_dir: Path) -> tuple[Any, str]:
+def _export_job(r: StageRunner, s: Session, scene_dir: Path, pkg_dir: Path) -> tuple[Any, str]:
     """The export's config and stage key."""
     from real2sim.export.config import ExportCfg
 
@@ -241,7 +189,7 @@ def _export_job(r: _Runner, s: Session, scene_dir: Path, pkg_dir: Path) -> tuple
     return cfg, stage_key("export", [scene_dir], hashed_options(cfg))
 
 
-def _export(r: _Runner, s: Session, scene: Scene | None, scene_dir: Path, cfg: Any, key: str) -> None:
+def _export(r: StageRunner, s: Session, scene: Scene | None, scene_dir: Path, cfg: Any, key: str) -> None:
     from real2sim.export.package import export_scene
 
     pkg_dir = cfg.out_dir
@@ -267,7 +215,7 @@ def object_options(s: Session) -> dict[str, tuple[str, ...]]:
 
 def check_object_names(s: Session, scene: Scene) -> None:
     """``InputError`` on ``session.toml`` for an ``[objects.NAME]`` that names no object of the scene."""
-    from real2sim.export.physics import unknown_object
+    from real2sim.export.physics.values import unknown_object
 
     names = [o.name for o in scene.objects]
     bodies = {sanitize_name(n) for n in names}
@@ -276,12 +224,12 @@ def check_object_names(s: Session, scene: Scene) -> None:
             raise InputError(s.root / "session.toml", f"[objects.{n}]: {unknown_object(n, names)}")
 
 
-def _objects_at_once(r: _Runner, scene: Scene | None) -> int:
+def _objects_at_once(r: StageRunner, scene: Scene | None) -> int:
     """Objects export decomposes at once (its pool's size; each object then runs single-threaded)."""
     return ExecutorCfg(workers=r.cfg.workers).pool_size(len(scene.objects)) if scene is not None else 1
 
 
-def _start_calibration(r: _Runner, s: Session) -> Background[CalibrationSummary] | None:
+def _start_calibration(r: StageRunner, s: Session) -> Background[CalibrationSummary] | None:
     """The calibration (it needs neither recon nor export) started in its own single-threaded process, to run beside
     export's object workers, when this run calibrates without writing into its package and cannot reuse a previous
     calibration; else None (it then runs after export). Beside recon it would not pay: recon's OpenMP thread teams
@@ -294,10 +242,10 @@ def _start_calibration(r: _Runner, s: Session) -> Background[CalibrationSummary]
         return None  # reported when the stage runs, after export, as before
     if r.reused("calibrate", r.out / "calibration", key) is not None:
         return None
-    return Background(_calibration_summary, cfg, "calibrate", threads=1)
+    return Background(calibration_summary, cfg, "calibrate", threads=1)
 
 
-def _calibration_summary(cfg: Any) -> CalibrationSummary:
+def calibration_summary(cfg: Any) -> CalibrationSummary:
     from real2sim.calibration.run import run_calibrate
     from real2sim.results import CalibrationResult
 
@@ -310,16 +258,16 @@ def _calibration_summary(cfg: Any) -> CalibrationSummary:
 
 
 def _calibrate(
-    r: _Runner, s: Session, out: Path, started: Background[CalibrationSummary] | None = None
+    r: StageRunner, s: Session, out: Path, started: Background[CalibrationSummary] | None = None
 ) -> None:
     cfg, key = _calibrate_job(r, s, out)
     if started is not None:
         r.run_timed("calibrate", out, key, started.result)
     else:
-        r.run("calibrate", out, key, lambda: _calibration_summary(cfg))
+        r.run("calibrate", out, key, lambda: calibration_summary(cfg))
 
 
-def _calibrate_job(r: _Runner, s: Session, out: Path) -> tuple[Any, str]:
+def _calibrate_job(r: StageRunner, s: Session, out: Path) -> tuple[Any, str]:
     """The calibration's config and stage key."""
     from real2sim.calibration.config import CalibrateCfg
 

@@ -6,19 +6,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from real2sim.pipeline.cache import hashed_options, stage_key
+from real2sim.pipeline.runner import StageRunner
 from real2sim.pipeline.session import Session
 from real2sim.pipeline.summary import SceneSummary
 from real2sim.scene import Scene, load_scene
 
-if TYPE_CHECKING:
-    from real2sim.pipeline.process import _Runner
-
 
 def run_recon_stage(
-    r: _Runner, source: str, scene_dir: Path, key: str, recon: Callable[[], Any]
+    r: StageRunner, source: str, scene_dir: Path, key: str, recon: Callable[[], Any]
 ) -> Scene | None:
     """Run one recon stage; the ``Scene`` it built, or None when it was reused (or built none)."""
     built: list[Scene | None] = [None]
@@ -33,7 +31,7 @@ def run_recon_stage(
     return built[0]
 
 
-def recon_lidar(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
+def recon_lidar(r: StageRunner, s: Session, scene_dir: Path) -> Scene | None:
     from real2sim.recon.pointcloud.config import PointCloudReconCfg
     from real2sim.recon.pointcloud.run import run_recon_pointcloud
 
@@ -75,7 +73,7 @@ def coloured(scene: Scene) -> bool:
     return any(o.mesh.visual is not None and o.mesh.visual.kind == "vertex" for o in scene.objects)
 
 
-def recon_photos(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
+def recon_photos(r: StageRunner, s: Session, scene_dir: Path) -> Scene | None:
     from real2sim.recon.photos.run import run_recon_photos
 
     cfg = photos_cfg(s, scene_dir, r.cfg.overwrite)
@@ -100,7 +98,7 @@ def photos_cfg(s: Session, out_dir: Path | None, overwrite: bool = False) -> Any
     return PhotosReconCfg(**kw, scale=s.photos_scale, object_only=s.photos_object_only, sfm=SfmCfg(**sfm))
 
 
-def recon_splat(r: _Runner, s: Session, scene_dir: Path) -> Scene | None:
+def recon_splat(r: StageRunner, s: Session, scene_dir: Path) -> Scene | None:
     from real2sim.recon.splats.run import SplatReconCfg, run_recon_splat
 
     cfg = SplatReconCfg(

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from real2sim import physics
 from real2sim.errors import InputError
-from real2sim.export.physics import Given, material_problem, value_problem
+from real2sim.export.physics.values import Given, material_problem, value_problem
 
 if TYPE_CHECKING:
     from real2sim.recon.io.points import Units

@@ -11,9 +11,9 @@ readers are not imported by ``units.py``'s users).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from real2sim.lazy import lazy_attributes
 from real2sim.recon.io.units import UNITS, Units
 
 if TYPE_CHECKING:
@@ -30,10 +30,4 @@ _LAZY = {
     "unit_scale": "real2sim.recon.io.points",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)

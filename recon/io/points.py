@@ -18,7 +18,21 @@ from real2sim.recon.io.ply import iter_ply_vertices, ply_vertex_layout, read_ply
 from real2sim.recon.io.text import read_text
 from real2sim.recon.io.units import UNITS, Units
 
-SUFFIXES = (".ply", ".pcd", ".xyz", ".pts", ".txt", ".npy", ".bin", ".las", ".laz", ".e57")
+READERS = {
+    ".ply": read_ply,
+    ".pcd": read_pcd,
+    ".xyz": read_text,
+    ".pts": read_text,
+    ".txt": read_text,
+    ".npy": read_npy,
+    ".bin": read_kitti,
+    ".las": read_las,
+    ".laz": read_las,
+    ".e57": read_e57,
+}
+"""The point-cloud formats by file suffix, one line each: a reader takes the path and returns a ``PointCloud`` in
+file units (``read_points`` scales and checks it). A new format is a module of this package and its line here."""
+SUFFIXES = tuple(READERS)
 
 
 def unit_scale(units: Units) -> float:
@@ -39,22 +53,10 @@ def read_points(path: str | Path, units: Units = "m") -> PointCloud:
             path, "not a regular file (a FIFO, socket or device)" if path.exists() else "no such file"
         )
     suffix = path.suffix.lower()
-    readers = {
-        ".ply": read_ply,
-        ".pcd": read_pcd,
-        ".xyz": read_text,
-        ".pts": read_text,
-        ".txt": read_text,
-        ".npy": read_npy,
-        ".bin": read_kitti,
-        ".las": read_las,
-        ".laz": read_las,
-        ".e57": read_e57,
-    }
-    if suffix not in readers:
+    if suffix not in READERS:
         raise InputError(path, f"unsupported point-cloud format {suffix!r}; supported: {', '.join(SUFFIXES)}")
     with reading(path, suffix[1:].upper()):
-        cloud = readers[suffix](path)
+        cloud = READERS[suffix](path)
     with np.errstate(invalid="ignore", over="ignore"):
         return _checked(cloud, path, scale)
 

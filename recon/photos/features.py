@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from real2sim.recon.photos.sfm import SfmCfg
+    from real2sim.recon.photos.config import SfmCfg
 
 _PAIR_BASE = 2147483647
 
@@ -47,7 +47,7 @@ def camera_groups(image_dir: Path, names: list[str], shared: bool | None) -> lis
     return list(groups.values())
 
 
-def _extract(image_dir: Path, names: list[str], db: Path, cfg: SfmCfg, first_octave: int) -> None:
+def extract_features(image_dir: Path, names: list[str], db: Path, cfg: SfmCfg, first_octave: int) -> None:
     import pycolmap
 
     reader = pycolmap.ImageReaderOptions()
@@ -146,10 +146,10 @@ def extract_and_match(image_dir: Path, names: list[str], db: Path, cfg: SfmCfg, 
 
     t = time.perf_counter()
     octave = 0 if cfg.first_octave is None else cfg.first_octave
-    _extract(image_dir, names, db, cfg, octave)
+    extract_features(image_dir, names, db, cfg, octave)
     if cfg.first_octave is None and _median_keypoints(db) < cfg.min_features:
         db.unlink()
-        _extract(image_dir, names, db, cfg, -1)
+        extract_features(image_dir, names, db, cfg, -1)
     _renumber_by_name(db)
     timings["features"] = time.perf_counter() - t
     t = time.perf_counter()

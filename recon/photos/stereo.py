@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from real2sim.recon.photos.mvs import MvsCfg
+    from real2sim.recon.photos.config import MvsCfg
     from real2sim.recon.photos.sfm import SfmResult
 
 log = logging.getLogger(__name__)

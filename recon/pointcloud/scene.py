@@ -172,9 +172,7 @@ def _points_to_scene(
         cand_lab = ds_lab[inv]
         lab_valid[cand] = np.where(cand_lab >= 0, cand_lab + 1, -1)
         n_obj = int(ds_lab.max()) + 1
-        cand, cand_lab = _add_low_object_points(
-            w, inside, support_mask, lab_valid, cand, cand_lab, n_obj, cfg
-        )
+        cand, cand_lab = add_low_object_points(w, inside, support_mask, lab_valid, cand, cand_lab, n_obj, cfg)
         clock("segment")
         free_space = None if w_orig is None else FreeSpace.from_rays(w, w_orig, support_mask)
 
@@ -221,7 +219,7 @@ LOW_POINT_SIGMAS = 4.0
 many standard deviations of the support's own range noise above the plane and inside an object's footprint."""
 
 
-def _add_low_object_points(
+def add_low_object_points(
     w: np.ndarray,
     inside: np.ndarray,
     support_mask: np.ndarray,

@@ -87,7 +87,7 @@ def fit_plane_lsq(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return v[:, 0], c
 
 
-def _ransac_planes(
+def ransac_planes(
     pts: np.ndarray, dist: float, n_planes: int, seed: int, min_inliers: int = 50
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Up to ``n_planes`` planes found one after another, each in the points the earlier ones left; the search stops
@@ -110,7 +110,7 @@ def _ransac_planes(
     return out
 
 
-def _largest_patch(xy: np.ndarray, cell: float) -> np.ndarray:
+def largest_patch(xy: np.ndarray, cell: float) -> np.ndarray:
     """Mask of the points in the largest 8-connected patch of a 2D occupancy grid (drops far coplanar junk)."""
     ij = np.floor((xy - xy.min(axis=0)) / cell).astype(np.int64)
     grid = np.zeros(ij.max(axis=0) + 1, dtype=bool)
@@ -153,7 +153,7 @@ def fit_support(
     # Candidates: the few largest planes of the evenly sampled cloud; the support is the one holding the most of
     # the sensor's own points (a near table outweighs a larger, farther floor or wall).
     min_inliers = max(min_fraction * len(ds), 50)
-    planes = _ransac_planes(ds, distance, 3, seed, int(np.ceil(min_inliers)))
+    planes = ransac_planes(ds, distance, 3, seed, int(np.ceil(min_inliers)))
     planes = [(m, inl) for m, inl in planes if len(inl) >= min_inliers]
     if not planes:
         raise StageError(
@@ -197,7 +197,7 @@ def fit_support(
         n = -n
     R = rotation_between(n, np.array([0.0, 0.0, 1.0]))
     on_plane = points[near] @ R.T
-    keep = _largest_patch(on_plane[:, :2], max(4 * voxel, 0.02))
+    keep = largest_patch(on_plane[:, :2], max(4 * voxel, 0.02))
     on_plane = on_plane[keep]
     z0 = float(np.median(on_plane[:, 2]))
     t = np.array([0.0, 0.0, -z0])

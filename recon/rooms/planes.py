@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from real2sim.recon.pointcloud.support import _ransac_planes, fit_plane_lsq, voxel_downsample
+from real2sim.recon.pointcloud.support import fit_plane_lsq, ransac_planes, voxel_downsample
 from real2sim.transforms import times_matrix
 
 ROOM_VOXEL = 0.04
@@ -101,7 +101,7 @@ def _sampled_ransac_planes(ds: np.ndarray, seed: int) -> list[tuple[np.ndarray, 
             if len(remaining) <= RANSAC_SAMPLE
             else np.sort(rng.choice(remaining, RANSAC_SAMPLE, False))
         )
-        model = _ransac_planes(ds[sub], ROOM_PLANE_DISTANCE, 1, seed)
+        model = ransac_planes(ds[sub], ROOM_PLANE_DISTANCE, 1, seed)
         if not model:
             break
         m = model[0][0]

@@ -29,7 +29,7 @@ from real2sim.recon.pointcloud.objects import (
     short_name,
     yaw_frame,
 )
-from real2sim.recon.pointcloud.support import _largest_patch, rotation_between, voxel_downsample
+from real2sim.recon.pointcloud.support import largest_patch, rotation_between, voxel_downsample
 from real2sim.recon.rooms.planes import (
     ROOM_PLANE_DISTANCE,
     ROOM_VOXEL,
@@ -81,7 +81,7 @@ def room_to_scene(
     lab = np.full(len(pts), -1, dtype=np.int32)
     floor = np.abs(w[:, 2]) < ROOM_PLANE_DISTANCE
     lab[floor] = 0
-    patch = _largest_patch(w[floor, :2], 2 * ROOM_VOXEL)
+    patch = largest_patch(w[floor, :2], 2 * ROOM_VOXEL)
     fxy = w[floor][patch, :2]
     lo, hi = fxy.min(axis=0), fxy.max(axis=0)
     walls: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (world_from_object, extents, point mask)
@@ -129,7 +129,7 @@ def room_frame(pts: np.ndarray, fit: RoomFit, keep_xy: bool) -> np.ndarray:
         R = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ R
     near = np.abs(pts @ n + fit.floor.offset) < ROOM_PLANE_DISTANCE
     on = pts[near] @ R.T
-    keep = _largest_patch(on[:, :2], 2 * ROOM_VOXEL)
+    keep = largest_patch(on[:, :2], 2 * ROOM_VOXEL)
     t = np.array([0.0, 0.0, -float(np.median(on[keep, 2]))])
     if not keep_xy:
         t[:2] = -0.5 * (on[keep, :2].min(axis=0) + on[keep, :2].max(axis=0))
@@ -154,7 +154,7 @@ def wall_box(w: np.ndarray, p: Plane) -> tuple[tuple[np.ndarray, np.ndarray] | N
     th = np.cross([0.0, 0.0, 1.0], nh)
     s = times_matrix(w, th)
     on = np.flatnonzero(np.abs(across - a) < WALL_BAND)
-    keep = on[_largest_patch(np.stack([s[on], w[on, 2]], axis=1), 2 * ROOM_VOXEL)]
+    keep = on[largest_patch(np.stack([s[on], w[on, 2]], axis=1), 2 * ROOM_VOXEL)]
     s0, s1 = float(s[keep].min()), float(s[keep].max())
     top = float(np.percentile(w[keep, 2], 99))
     on_wall = np.zeros(len(w), dtype=bool)

@@ -6,8 +6,9 @@ import mujoco
 import numpy as np
 import pytest
 
-from real2sim.calibration.package import _set_xml
-from real2sim.calibration.params import get_value, resolve, set_spec_actuator, set_value
+from real2sim.calibration.outputs.package import set_xml
+from real2sim.calibration.params.actuator import set_spec_actuator
+from real2sim.calibration.params.resolve import get_value, resolve, set_value
 from real2sim.params import ParamSpec
 
 XML = """<mujoco><worldbody><body><joint name="j" type="hinge"/><geom size=".05" mass="1"/></body></worldbody>
@@ -26,7 +27,7 @@ def test_servo_values_written_as_the_setter_sets_them(act, attr, value):
     want = (model.actuator_gainprm[p.obj_id, :3].copy(), model.actuator_biasprm[p.obj_id, :3].copy())
 
     root = ET.fromstring(XML)
-    assert _set_xml(root, p, value, model) is None
+    assert set_xml(root, p, value, model) is None
     edited = mujoco.MjModel.from_xml_string(ET.tostring(root, encoding="unicode"))
     spec = mujoco.MjSpec.from_string(XML)
     set_spec_actuator(spec.actuator(act), attr, value)

@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from real2sim.calibration.logs import read_table
-from real2sim.calibration.mapping import load_map, load_trajectory
+from real2sim.calibration.logs.read import read_table
+from real2sim.calibration.maps.logmap import load_map, load_trajectory
 from real2sim.errors import InputError
 from tests.calibration.test_readers import (  # noqa: F401 (fixture)
-    _same,
-    _write_map,
     bag_writer,
     reference,
     ros2_types,
+    same_table,
+    write_map,
 )
 
 
@@ -54,7 +54,7 @@ def test_bag_folder_two_topics_unset_stamps(tmp_path: Path, reference, storage: 
     np.testing.assert_array_equal(
         table["gripper.position"][:4], [0.0, 0.0, 0.02, 0.02]
     )  # held between messages
-    m = _write_map(
+    m = write_map(
         tmp_path / "map.toml",
         "time",
         ["shoulder.position", "elbow.position"],
@@ -62,7 +62,7 @@ def test_bag_folder_two_topics_unset_stamps(tmp_path: Path, reference, storage: 
         ["shoulder.effort", "elbow.effort"],
     )
     tr, _ = load_trajectory(bag, load_map(m), model)
-    _same(tr, ref, atol=1e-9)
+    same_table(tr, ref, atol=1e-9)
 
 
 def test_folder_neither_dataset_nor_bag(tmp_path: Path) -> None:
@@ -84,7 +84,7 @@ def test_hdf5_act_episode_with_rate(tmp_path: Path, reference) -> None:  # noqa:
         f["observations/qvel"] = ref.qvel
         f["observations/images/top"] = np.zeros((n, 2, 2, 3), np.uint8)
         f["action"] = ref.ctrl
-    _write_map(
+    write_map(
         tmp_path / "map.toml",
         "",
         ["observations/qpos[0]", "observations/qpos[1]"],

@@ -55,7 +55,7 @@ def test_calibrated_mjcf_is_the_fitted_model_whatever_the_table(fitted) -> None:
     from real2sim.calibration.contact.evaluate import evaluate
     from real2sim.calibration.contact.logs import read_motions
     from real2sim.calibration.contact.sim import Roller, layout
-    from real2sim.calibration.mapping import load_map
+    from real2sim.calibration.maps.logmap import load_map
 
     out, res, tmp = fitted
     xml = (out / "cube_calibrated.xml").read_text()
@@ -98,7 +98,7 @@ def test_elliptic_cone_lands_the_cube_closer(fitted, shared_data: Path) -> None:
     direction-dependent friction turns a sliding cube sideways."""
     from real2sim.calibration.contact.logs import read_motions
     from real2sim.calibration.contact.sim import Roller, layout
-    from real2sim.calibration.mapping import load_map
+    from real2sim.calibration.maps.logmap import load_map
 
     out, res, tmp = fitted
     assert res["friction_cone"] == "elliptic" and res["friction_cone_written"]

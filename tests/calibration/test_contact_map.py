@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from real2sim.calibration.contact.logs import read_motions, rotate_to_body
-from real2sim.calibration.mapping import load_map
+from real2sim.calibration.maps.logmap import load_map
 from real2sim.errors import InputError
 from tests.helpers.cube import MAP as CUBE_MAP
 from tests.helpers.cube import tosses

@@ -48,7 +48,7 @@ def test_package_mjcf_replays_the_fit(written) -> None:
     from real2sim.calibration.contact.evaluate import evaluate
     from real2sim.calibration.contact.logs import read_motions
     from real2sim.calibration.contact.sim import Roller, layout
-    from real2sim.calibration.mapping import load_map
+    from real2sim.calibration.maps.logmap import load_map
 
     pkg, res, tmp = written
     vals = {p["name"]: p["value"] for p in res["params"]}

@@ -11,8 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from real2sim.calibration.inertial import is_physical, phi_of
-from real2sim.calibration.inverse import (
+from real2sim.calibration.fitting.inverse import (
     build_regressor,
     id_samples,
     joint_torques,
@@ -20,9 +19,10 @@ from real2sim.calibration.inverse import (
     regressor_residual,
     torque_r2,
 )
-from real2sim.calibration.params import apply
+from real2sim.calibration.params.inertial import is_physical, phi_of
+from real2sim.calibration.params.resolve import apply
 from real2sim.calibration.run import CalibrateCfg, build_problem, fit_problem, make_objective
-from real2sim.calibration.simulate import clone
+from real2sim.calibration.sim.simulate import clone
 from tests.helpers import dfki_baselines as B
 
 MODELS = Path(__file__).resolve().parents[2] / "calibration" / "models"

@@ -32,7 +32,7 @@ def _arm(sample_data: Path, **kw) -> CalibrateCfg:
 def test_unidentifiable_com_keeps_prior(sample_data: Path, tmp_path: Path) -> None:
     import mujoco
 
-    from real2sim.calibration.outputs import write_outputs
+    from real2sim.calibration.outputs.write import write_outputs
 
     rep = calibrate(_arm(sample_data))
     res = rep.result
@@ -88,9 +88,9 @@ def test_written_delay_reproduces_fitted_simulation(sample_data: Path, tmp_path:
     joint angles as the fitted simulator's shifted ctrl."""
     import mujoco
 
-    from real2sim.calibration.outputs import write_outputs
+    from real2sim.calibration.logs.signal import held_shifted_mean
+    from real2sim.calibration.outputs.write import write_outputs
     from real2sim.calibration.run import build_problem, make_objective
-    from real2sim.calibration.signal import held_shifted_mean
 
     cfg = _arm(sample_data, fit=("delay:*",), holdout=(), max_windows=3)
     rep = calibrate(cfg)
@@ -130,7 +130,7 @@ def test_written_delay_reproduces_fitted_simulation(sample_data: Path, tmp_path:
 
 @pytest.mark.parametrize("bad", [np.inf, 5.0])
 def test_unidentifiable_rule(bad: float) -> None:
-    from real2sim.calibration.honest import unidentifiable
+    from real2sim.calibration.fitting.honest import unidentifiable
 
     v = np.array([0.1, 0.2])
     idx = unidentifiable(v, v, np.array([0.01, bad]), np.zeros(2), np.ones(2))

@@ -8,7 +8,8 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from real2sim.calibration.inertial import (
+from real2sim.calibration.fitting.inverse import IdSamples, build_regressor, fit_inverse, regressor_residual
+from real2sim.calibration.params.inertial import (
     Reparam,
     is_physical,
     phi_from,
@@ -17,9 +18,8 @@ from real2sim.calibration.inertial import (
     second_moments,
     set_phi,
 )
-from real2sim.calibration.inverse import IdSamples, build_regressor, fit_inverse, regressor_residual
-from real2sim.calibration.params import apply, get_value, resolve
-from real2sim.calibration.simulate import clone
+from real2sim.calibration.params.resolve import apply, get_value, resolve
+from real2sim.calibration.sim.simulate import clone
 from real2sim.params import ParamSpec
 
 MODEL = Path(__file__).resolve().parents[2] / "calibration" / "models" / "double_pendulum_c0.xml"
@@ -78,7 +78,7 @@ def _samples(n: int, seed: int) -> IdSamples:
 def test_inverse_fit_recovers_link_inertias() -> None:
     """Torques from a 'true' model with heavier, shifted links; the fit starts from the nominal model and must
     reproduce the true torques, through physical iterates, with the identifiable quantities recovered."""
-    from real2sim.calibration.inverse import joint_torques
+    from real2sim.calibration.fitting.inverse import joint_torques
 
     nominal = mujoco.MjModel.from_xml_path(str(MODEL))
     true = clone(nominal)
@@ -125,7 +125,7 @@ def test_inverse_fit_recovers_link_inertias() -> None:
 
 def test_com_change_takes_effect_on_sameframe_body() -> None:
     """A body compiled with its inertial frame at the body frame: MuJoCo skips ipos at run time unless told."""
-    from real2sim.calibration.inverse import joint_torques
+    from real2sim.calibration.fitting.inverse import joint_torques
 
     xml = """<mujoco><worldbody><body name="b" pos="0 0 1"><joint name="j" type="hinge" axis="0 1 0"/>
       <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/></body></worldbody>
@@ -175,7 +175,7 @@ def test_trajectory_fit_of_link_inertia(tmp_path: Path) -> None:
 def test_robust_inverse_fit_shrugs_off_torque_spikes() -> None:
     """Logged motor torques carry impulsive spikes (the DFKI swing-ups show ±4 N·m ones): with 3 % of samples
     spiked, plain least squares misses the true damping and mass, the default Cauchy IRLS fit does not."""
-    from real2sim.calibration.inverse import joint_torques
+    from real2sim.calibration.fitting.inverse import joint_torques
 
     nominal = mujoco.MjModel.from_xml_path(str(MODEL))
     true = clone(nominal)

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from real2sim.calibration.fit import uncertainty
-from real2sim.calibration.mapping import load_map, load_trajectory
-from real2sim.calibration.signal import butter_filtfilt, differentiate, held_shifted_mean
+from real2sim.calibration.fitting.least_squares import uncertainty
+from real2sim.calibration.logs.signal import butter_filtfilt, differentiate, held_shifted_mean
+from real2sim.calibration.maps.logmap import load_map, load_trajectory
 from real2sim.errors import ConfigError, InputError
 from real2sim.samplegen.robot import write_robot
 
@@ -76,7 +76,7 @@ def test_unknown_joint(session: Path, tmp_path: Path) -> None:
 def test_unknown_parameter_element(session: Path) -> None:
     import mujoco
 
-    from real2sim.calibration.params import resolve
+    from real2sim.calibration.params.resolve import resolve
     from real2sim.params import ParamSpec
 
     model = mujoco.MjModel.from_xml_path(str(session / "robot/double_pendulum.xml"))

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from real2sim.calibration import lerobot
-from real2sim.calibration.logs import read_table
-from real2sim.calibration.mapping import load_map, load_trajectories
+from real2sim.calibration.logs import lerobot
+from real2sim.calibration.logs.read import read_table
+from real2sim.calibration.maps.logmap import load_map, load_trajectories
 from real2sim.errors import InputError
 
 MOTORS = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper")

@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 from real2sim.atomic import dumps_json
-from real2sim.calibration.outputs import write_outputs
+from real2sim.calibration.outputs.write import write_outputs
 from real2sim.calibration.run import CalibrateCfg, calibrate
 
 

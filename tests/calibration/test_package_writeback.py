@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from real2sim.calibration.package import write_package
-from real2sim.calibration.params import resolve
+from real2sim.calibration.outputs.package import write_package
+from real2sim.calibration.params.resolve import resolve
 from real2sim.params import ParamSpec
 
 ARM_URDF = """<?xml version="1.0" encoding="utf-8"?>

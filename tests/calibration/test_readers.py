@@ -10,7 +10,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from real2sim.calibration.mapping import load_map, load_trajectory
+from real2sim.calibration.maps.logmap import load_map, load_trajectory
 from real2sim.errors import InputError
 
 JOINTS = ("shoulder", "elbow")
@@ -26,7 +26,7 @@ def reference(sample_data: Path):
     return model, tr
 
 
-def _write_map(
+def write_map(
     path: Path, time: str, q: list[str], v: list[str] | None, u: list[str], extra: str = ""
 ) -> Path:
     lines = [f'time = "{time}"', extra]
@@ -38,7 +38,7 @@ def _write_map(
     return path
 
 
-def _same(tr, ref, with_qvel: bool = True, atol: float = 1e-12) -> None:
+def same_table(tr, ref, with_qvel: bool = True, atol: float = 1e-12) -> None:
     assert tr.joint_names == JOINTS and tr.actuator_names == ACTS
     np.testing.assert_allclose(tr.time, ref.time, atol=atol)
     np.testing.assert_allclose(tr.qpos, ref.qpos, atol=atol)
@@ -50,9 +50,9 @@ def _same(tr, ref, with_qvel: bool = True, atol: float = 1e-12) -> None:
 def test_npz_matrix_columns(tmp_path: Path, reference) -> None:
     model, ref = reference
     np.savez(tmp_path / "log.npz", t=ref.time, q=ref.qpos, qd=ref.qvel, tau=ref.ctrl, label=np.array("x"))
-    m = _write_map(tmp_path / "map.toml", "t", ["q[0]", "q[1]"], ["qd[0]", "qd[1]"], ["tau[0]", "tau[1]"])
+    m = write_map(tmp_path / "map.toml", "t", ["q[0]", "q[1]"], ["qd[0]", "qd[1]"], ["tau[0]", "tau[1]"])
     tr, _ = load_trajectory(tmp_path / "log.npz", load_map(m), model)
-    _same(tr, ref)
+    same_table(tr, ref)
 
 
 def _lerobot_table(ref, episodes: int):
@@ -89,7 +89,7 @@ def test_parquet_lerobot_layout(tmp_path: Path, reference) -> None:
         ["observation.state[2]", "observation.state[3]"],
         ["action[0]", "action[1]"],
     )
-    m = _write_map(tmp_path / "map.toml", "timestamp", *cols)
+    m = write_map(tmp_path / "map.toml", "timestamp", *cols)
     tr, _ = load_trajectory(tmp_path / "episode_000000.parquet", load_map(m), model)
     # LeRobot stores float32: equal to the float64 log within float32 rounding
     np.testing.assert_allclose(tr.qpos, ref.qpos, rtol=1e-6, atol=1e-6)
@@ -110,15 +110,15 @@ def test_parquet_lerobot_episode_selection(tmp_path: Path, reference) -> None:
         ["action[0]", "action[1]"],
     )
     with pytest.raises(InputError, match="3 episodes.*episode = N"):
-        load_trajectory(path, load_map(_write_map(tmp_path / "m0.toml", "timestamp", *cols)), model)
+        load_trajectory(path, load_map(write_map(tmp_path / "m0.toml", "timestamp", *cols)), model)
     tr, _ = load_trajectory(
-        path, load_map(_write_map(tmp_path / "m1.toml", "timestamp", *cols, extra="episode = 2")), model
+        path, load_map(write_map(tmp_path / "m1.toml", "timestamp", *cols, extra="episode = 2")), model
     )
     assert tr.n == ref.n
     np.testing.assert_allclose(tr.qpos, 3.0 * ref.qpos, rtol=1e-6, atol=1e-6)
     with pytest.raises(InputError, match="episode 7 is not in the log"):
         load_trajectory(
-            path, load_map(_write_map(tmp_path / "m7.toml", "timestamp", *cols, extra="episode = 7")), model
+            path, load_map(write_map(tmp_path / "m7.toml", "timestamp", *cols, extra="episode = 7")), model
         )
 
 
@@ -159,7 +159,7 @@ def test_ros2_bag_joint_state(tmp_path: Path, reference, storage: str) -> None:
                 effort=np.array([ref.ctrl[i, 1], ref.ctrl[i, 0], 0.0]),
             )
             w.write(conn, stamp, ts.serialize_cdr(msg, JointState.__msgtype__))
-    m = _write_map(
+    m = write_map(
         tmp_path / "map.toml",
         "time",
         ["shoulder.position", "elbow.position"],
@@ -170,7 +170,7 @@ def test_ros2_bag_joint_state(tmp_path: Path, reference, storage: str) -> None:
     if storage == "mcap":
         assert path.exists(), sorted(p.name for p in bag.iterdir())
     tr, _ = load_trajectory(path, load_map(m), model)
-    _same(tr, ref, atol=1e-9)  # stamps are integer nanoseconds
+    same_table(tr, ref, atol=1e-9)  # stamps are integer nanoseconds
 
 
 def test_ros2_bag_without_joint_state(tmp_path: Path, reference) -> None:
@@ -184,7 +184,7 @@ def test_ros2_bag_without_joint_state(tmp_path: Path, reference) -> None:
     with Writer(bag, version=9) as w:
         conn = w.add_connection("/chatter", String.__msgtype__, typestore=ts)
         w.write(conn, 1, ts.serialize_cdr(String(data="hi"), String.__msgtype__))
-    m = _write_map(
+    m = write_map(
         tmp_path / "map.toml",
         "time",
         ["shoulder.position", "elbow.position"],
@@ -206,7 +206,7 @@ def test_hdf5_nested_datasets(tmp_path: Path, reference) -> None:
         g["qvel"] = ref.qvel
         g["effort"] = ref.ctrl
         f["images"] = np.zeros((ref.n, 2, 2, 3))  # 4-D: not a log column, ignored
-    m = _write_map(
+    m = write_map(
         tmp_path / "map.toml",
         "time",
         ["robot/qpos[0]", "robot/qpos[1]"],
@@ -214,8 +214,8 @@ def test_hdf5_nested_datasets(tmp_path: Path, reference) -> None:
         ["robot/effort[0]", "robot/effort[1]"],
     )
     tr, _ = load_trajectory(tmp_path / "log.h5", load_map(m), model)
-    _same(tr, ref)
-    bad = _write_map(
+    same_table(tr, ref)
+    bad = write_map(
         tmp_path / "bad.toml",
         "time",
         ["robot/qpos[0]", "robot/qpos[5]"],

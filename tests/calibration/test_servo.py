@@ -21,9 +21,9 @@ pytestmark = pytest.mark.skipif(not B.DATA.exists(), reason="shared bench logs n
 
 
 def test_json_log_table_and_map(tmp_path: Path) -> None:
-    from real2sim.calibration.logs import read_table
-    from real2sim.calibration.mapping import load_map, load_trajectory
-    from real2sim.calibration.signal import despike
+    from real2sim.calibration.logs.read import read_table
+    from real2sim.calibration.logs.signal import despike
+    from real2sim.calibration.maps.logmap import load_map, load_trajectory
 
     path = B.DATA / "logs" / "lift_and_drop_kp16_m0.535_L0.1.json.gz"
     t = read_table(path)
@@ -41,7 +41,7 @@ def test_json_log_table_and_map(tmp_path: Path) -> None:
 
 
 def test_servo_params_move_gain_and_bias(tmp_path: Path) -> None:
-    from real2sim.calibration.params import apply, get_value, resolve
+    from real2sim.calibration.params.resolve import apply, get_value, resolve
     from real2sim.params import ParamSpec
 
     m = B.model_for(tmp_path, 0.535, B.MENAGERIE)
@@ -57,7 +57,7 @@ def test_servo_params_move_gain_and_bias(tmp_path: Path) -> None:
 def test_enable_switches_actuator_off(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from real2sim.calibration.servo import replay
+    from real2sim.calibration.sim.servo import replay
 
     (tr,) = B.load_logs(tmp_path, "lift_and_drop_kp32_m0.535*")
     servo = dict(B.M1, damping=0.02)  # little joint damping: the unpowered arm swings
@@ -95,7 +95,8 @@ def test_bench_servo_quick(tmp_path: Path) -> None:
 def test_spec_writeback_matches_model_values() -> None:
     import mujoco
 
-    from real2sim.calibration.params import apply, resolve, set_spec_actuator
+    from real2sim.calibration.params.actuator import set_spec_actuator
+    from real2sim.calibration.params.resolve import apply, resolve
     from real2sim.params import ParamSpec
 
     xml = B.pendulum_mjcf(0.535, dict(B.MENAGERIE, kv=0.1, emf=0.1))
@@ -112,11 +113,11 @@ def test_spec_writeback_matches_model_values() -> None:
 def test_joint_fit_over_setups_and_reuse(tmp_path: Path) -> None:
     """Two payloads (their own model files) and two firmware gains fitted jointly for one servo; the fitted
     servo then builds another setup's model without refitting."""
-    from real2sim.calibration.fit import fit_bounded
-    from real2sim.calibration.objective import WindowObjective
-    from real2sim.calibration.params import resolve
-    from real2sim.calibration.setups import Setup, SetupModels, gain_setups
-    from real2sim.calibration.simulate import Simulator, make_windows
+    from real2sim.calibration.fitting.least_squares import fit_bounded
+    from real2sim.calibration.params.resolve import resolve
+    from real2sim.calibration.sim.objective import WindowObjective
+    from real2sim.calibration.sim.setups import Setup, SetupModels, gain_setups
+    from real2sim.calibration.sim.simulate import Simulator, make_windows
     from real2sim.params import ParamSpec
 
     trajs = [t for t in B.load_logs(tmp_path, "up_and_down_*") if t.constants["kp"] >= 16]
@@ -189,7 +190,7 @@ def test_cli_calibrates_json_logs_over_setups(tmp_path: Path) -> None:
 
 
 def test_inverse_dynamics_applies_no_force_while_off(tmp_path: Path) -> None:
-    from real2sim.calibration.inverse import id_samples, joint_torques
+    from real2sim.calibration.fitting.inverse import id_samples, joint_torques
 
     (tr,) = B.load_logs(tmp_path, "lift_and_drop_kp32_m0.535*")
     s = id_samples([tr], wn=0.1)
@@ -198,7 +199,7 @@ def test_inverse_dynamics_applies_no_force_while_off(tmp_path: Path) -> None:
 
 
 def test_scale_to_coverage_picks_smallest_k_reaching_target() -> None:
-    from real2sim.calibration import randomization as R
+    from real2sim.calibration.fitting import randomization as R
 
     center, per = np.array([1.0, 2.0]), np.array([[1.1, 2.2], [0.9, 1.8]])
     lo, hi = np.zeros(2), np.full(2, 10.0)
@@ -208,7 +209,7 @@ def test_scale_to_coverage_picks_smallest_k_reaching_target() -> None:
 
 
 def test_prediction_band_adds_the_residual_noise() -> None:
-    from real2sim.calibration import randomization as R
+    from real2sim.calibration.fitting import randomization as R
 
     rng = np.random.default_rng(1)
     meas = rng.normal(0.0, 0.02, (4000, 1))  # a perfect model plus measurement noise of std 0.02
@@ -221,7 +222,7 @@ def test_prediction_band_adds_the_residual_noise() -> None:
 
 
 def test_event_terms_with_noise_are_python() -> None:
-    from real2sim.calibration import randomization as R
+    from real2sim.calibration.fitting import randomization as R
 
     rg = np.array([[0.01, 0.03]])
     for text in (
@@ -234,7 +235,7 @@ def test_event_terms_with_noise_are_python() -> None:
 
 
 def test_pieces_cut_a_log_into_consecutive_trajectories(tmp_path: Path) -> None:
-    from real2sim.calibration import randomization as R
+    from real2sim.calibration.fitting import randomization as R
 
     (tr,) = B.load_logs(tmp_path, "lift_and_drop_kp32_m0.535*")
     parts = R.pieces(tr, 2.0)

@@ -12,7 +12,7 @@ import pytest
 from real2sim.calibration.config import CalibrateCfg
 from real2sim.errors import InputError
 from real2sim.pipeline.background import Background
-from real2sim.pipeline.process import _calibration_summary
+from real2sim.pipeline.process import calibration_summary
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -31,9 +31,9 @@ def _cfg(sample: Path, out: Path, logs: tuple[str, ...] = ("excite_00.csv", "exc
 
 
 def test_background_calibration_writes_the_same_bytes(sample_data: Path, tmp_path: Path) -> None:
-    here = _calibration_summary(_cfg(sample_data, tmp_path / "here"))
+    here = calibration_summary(_cfg(sample_data, tmp_path / "here"))
     beside, seconds = Background(
-        _calibration_summary, _cfg(sample_data, tmp_path / "beside"), "calibrate", 1
+        calibration_summary, _cfg(sample_data, tmp_path / "beside"), "calibrate", 1
     ).result()
     assert beside == here and seconds > 0
     files = _files(tmp_path / "here")
@@ -44,9 +44,9 @@ def test_background_calibration_writes_the_same_bytes(sample_data: Path, tmp_pat
 def test_background_error_is_the_same_error(sample_data: Path, tmp_path: Path) -> None:
     cfg = _cfg(sample_data, tmp_path / "out", logs=("excite_00.csv", "no_such_log.csv"))
     with pytest.raises(InputError) as here:
-        _calibration_summary(cfg)
+        calibration_summary(cfg)
     with pytest.raises(InputError) as beside:
-        Background(_calibration_summary, cfg, "calibrate", 1).result()
+        Background(calibration_summary, cfg, "calibrate", 1).result()
     assert str(beside.value) == str(here.value) and "no_such_log.csv" in str(here.value)
 
 
@@ -54,7 +54,7 @@ def test_a_stopped_background_calibration_leaves_nothing(sample_data: Path, tmp_
     """Stopped at the worst moment, whatever the machine's speed: while it writes its output (its partial folder
     exists)."""
     out = tmp_path / "out"
-    b = Background(_calibration_summary, _cfg(sample_data, out / "calibration"), "calibrate", 1)
+    b = Background(calibration_summary, _cfg(sample_data, out / "calibration"), "calibrate", 1)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and b._proc.is_alive() and not list(out.glob(".calibration.partial-*")):
         time.sleep(0.002)

@@ -6,7 +6,7 @@ import numpy as np
 import trimesh
 
 from real2sim.cli.calibrate import command as calibrate
-from real2sim.export.repair import repair_mesh
+from real2sim.export.objects.repair import repair_mesh
 from real2sim.stdio import native_output_silenced
 
 

@@ -10,7 +10,7 @@ import trimesh
 
 from real2sim.errors import InputError
 from real2sim.export.config import ExportCfg
-from real2sim.export.physics import Given
+from real2sim.export.physics.values import Given
 from real2sim.pipeline.process import ProcessCfg, check_object_names, object_options, run_process
 from real2sim.pipeline.session import load_session
 from real2sim.scene import Scene, SceneObject, Support, save_scene

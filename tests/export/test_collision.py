@@ -8,11 +8,11 @@ import numpy as np
 import trimesh
 from scipy.spatial import ConvexHull
 
+from real2sim.export.collision.fidelity import hull_fidelity
 from real2sim.export.collision.geometry import collision_geometry
 from real2sim.export.collision.hulls import limit_points
 from real2sim.export.collision.refine import Refiner, refine
 from real2sim.export.config import ExportCfg
-from real2sim.export.fidelity import hull_fidelity
 
 
 def _outside(points: np.ndarray, kept: np.ndarray) -> float:
@@ -88,7 +88,7 @@ def test_refine_respects_the_budget_and_can_be_off():
 
 def test_cover_restores_what_decimation_cut_off():
     from real2sim.export.collision.cover import cover_surface
-    from real2sim.export.visual import decimate
+    from real2sim.export.objects.visual import decimate
 
     m = trimesh.creation.icosphere(subdivisions=3, radius=0.1)
     work = decimate(m, 200)
@@ -180,8 +180,8 @@ def test_full_budget_merges_a_mild_pair_to_split_the_worst_hull(monkeypatch):
 def test_hull_fidelity_finds_a_narrow_bulge_peak(monkeypatch):
     """A box's hull over a spherical dimple bulges farthest (the dimple's depth) only at the dimple's centre; a max
     over sparse samples misses that cone's tip, the local ascent of ``hull_fidelity`` finds it."""
-    from real2sim.export import fidelity
-    from real2sim.export.fidelity import Surface
+    from real2sim.export.collision import fidelity
+    from real2sim.export.collision.fidelity import Surface
 
     box = trimesh.creation.box((0.1, 0.1, 0.05))
     ball = trimesh.creation.icosphere(subdivisions=3, radius=0.02)
@@ -200,7 +200,7 @@ def test_hull_fidelity_finds_a_narrow_bulge_peak(monkeypatch):
 def test_decimation_first_merges_flat_triangles_within_tolerance():
     """Grid-made meshes (recon's) carry many coplanar triangles: they are merged before the quadric decimation,
     on a subset of the vertices, moving the surface by no more than ``FLAT_TOLERANCE`` x diagonal."""
-    from real2sim.export.visual import FLAT_TOLERANCE, _collapse_flat, decimate
+    from real2sim.export.objects.visual import FLAT_TOLERANCE, collapse_flat, decimate
 
     box = trimesh.creation.box((0.2, 0.1, 0.1))
     for _ in range(4):
@@ -209,7 +209,7 @@ def test_decimation_first_merges_flat_triangles_within_tolerance():
     ball.apply_translation([0.1, 0.0, 0.05])
     m = trimesh.boolean.union([box, ball], engine="manifold")
     diag = float(np.linalg.norm(m.extents))
-    v, f = _collapse_flat(m)
+    v, f = collapse_flat(m)
     out = trimesh.Trimesh(v, f, process=False)
     assert out.is_watertight and len(f) < 0.5 * len(m.faces)
     assert abs(out.volume / m.volume - 1.0) < 1e-6
@@ -217,7 +217,7 @@ def test_decimation_first_merges_flat_triangles_within_tolerance():
     assert all(tuple(x) in known for x in np.round(v, 12))  # a subset of the vertices
     moved = trimesh.proximity.closest_point(out, m.vertices)[1]  # every original vertex to the merged surface
     assert float(np.max(moved)) <= FLAT_TOLERANCE * diag
-    again = _collapse_flat(m)
+    again = collapse_flat(m)
     assert np.array_equal(again[0], v) and np.array_equal(again[1], f)  # deterministic
     d = decimate(m, 600)
     assert d.is_watertight and len(d.faces) <= 600 and abs(d.volume / m.volume - 1.0) < 0.02

@@ -8,9 +8,9 @@ import importlib.util
 
 import pytest
 
+from real2sim.export.checks.engines import ENGINES, EXPORT_ENGINES, engine_checks
 from real2sim.export.config import ExportCfg
-from real2sim.export.engines import ENGINES, EXPORT_ENGINES, engine_checks
-from real2sim.export.manifest import PackageManifest
+from real2sim.export.writers.manifest import PackageManifest
 
 
 def _run(pkg, engines):
@@ -40,7 +40,7 @@ def test_urdf2webots_check_reads_the_same_wherever_the_package_is(osd12_package,
     check's detail must not depend on it (same input, same package bytes)."""
     import shutil
 
-    from real2sim.export.check_webots import webots_checks
+    from real2sim.export.checks.webots import webots_checks
 
     pytest.importorskip("urdf2webots")
     details = []
@@ -78,7 +78,7 @@ def test_a_missing_client_is_one_skip_line(synthetic_package, monkeypatch):
     # the package README and report show them as skipped, never as passed
     import dataclasses
 
-    from real2sim.export.report import readme_md, report_html
+    from real2sim.export.report.pages import readme_md, report_html
 
     man = dataclasses.replace(PackageManifest.from_json(synthetic_package.path), objects=())
     readme = readme_md(man, tuple(checks))

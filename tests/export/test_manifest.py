@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from real2sim.errors import InputError
-from real2sim.export.manifest import MANIFEST_FILE, ManifestObject, PackageManifest
+from real2sim.export.writers.manifest import MANIFEST_FILE, ManifestObject, PackageManifest
 
 
 def test_export_json_round_trips(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from real2sim.export.inertia import inertia_problems, mass_properties
+from real2sim.export.physics.inertia import inertia_problems, mass_properties
 
 
 def _body(pkg, name):

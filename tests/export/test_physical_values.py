@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 from real2sim.cli import cli
 from real2sim.export.config import ExportCfg
-from real2sim.export.manifest import PackageManifest
-from real2sim.export.materials import MATERIALS
 from real2sim.export.package import export_scene
+from real2sim.export.physics.materials import MATERIALS
+from real2sim.export.writers.manifest import PackageManifest
 from real2sim.scene import load_scene
 
 MASS = 0.321
@@ -218,8 +218,8 @@ def test_a_later_tool_can_mark_a_value_fitted(given):
     rewritten; the rest of the README is kept byte for byte."""
     from dataclasses import replace
 
-    from real2sim.export.manifest import PhysicalValue
-    from real2sim.export.report import with_physics
+    from real2sim.export.report.pages import with_physics
+    from real2sim.export.writers.manifest import PhysicalValue
 
     info = PackageManifest.from_json(given)
     assert PackageManifest.from_json(given).to_json() == (given / "export.json").read_text()  # round trip

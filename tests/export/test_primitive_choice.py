@@ -14,7 +14,7 @@ from real2sim.export.collision.geometry import collision_geometry, hausdorff
 from real2sim.export.collision.hulls import convex_hull, limit_points
 from real2sim.export.collision.primitives import fit_primitive
 from real2sim.export.config import ExportCfg
-from real2sim.export.repair import repair_mesh
+from real2sim.export.objects.repair import repair_mesh
 
 OBJ2MJCF_TEST36_OBJECT_1 = (5.0, 3.13)
 """obj2mjcf's (CoACD defaults, 26 hulls) Hausdorff to OSD test36 object_1's mesh and 95th percentile distance of the
@@ -38,7 +38,7 @@ def oval(test36) -> trimesh.Trimesh:
 
 def _capture_p95(test36, shared_data, pieces: list[trimesh.Trimesh]) -> float:
     """95th percentile distance [mm] of object_1's ground-truth-labelled Kinect points to the pieces' union."""
-    from real2sim.export.fidelity import Surface, union_surface
+    from real2sim.export.collision.fidelity import Surface, union_surface
     from real2sim.recon.io import read_points
     from tests.helpers.osd import truth_labels
 

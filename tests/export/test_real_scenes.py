@@ -115,9 +115,9 @@ OBJ2MJCF_OSD_TEST0_OBJECT_2_MM = 3.6
 def test_one_sided_box_scan_is_as_close_as_obj2mjcf(osd_scene):
     """OSD test0 object_2, a box seen from one side: its box primitive bridges the closed-over back, so the hull route
     is taken, and its hulls are at least as close to the surface as obj2mjcf's."""
+    from real2sim.export.collision.fidelity import hull_fidelity
     from real2sim.export.collision.geometry import collision_geometry
-    from real2sim.export.fidelity import hull_fidelity
-    from real2sim.export.repair import repair_mesh
+    from real2sim.export.objects.repair import repair_mesh
 
     m = repair_mesh(next(o for o in osd_scene.objects if o.name == "object_2").mesh, "object_2").mesh
     col = collision_geometry(m, ExportCfg(cache=False))
@@ -130,7 +130,7 @@ def test_sample_scan_box_and_can_stay_primitives(sample_scene):
     rule that gives OSD test0's one-sided box hulls keeps these primitives); the mug and stone fit none."""
     from real2sim.export.collision.geometry import hull_beats
     from real2sim.export.collision.primitives import fit_primitive
-    from real2sim.export.repair import repair_mesh
+    from real2sim.export.objects.repair import repair_mesh
 
     cfg = ExportCfg()
     kinds = []
@@ -147,9 +147,9 @@ def test_sample_scan_primitives_are_within_the_scan_noise_of_the_true_objects(sa
     from, which obj2mjcf's hulls follow (docs/collision.md, "Fidelity to the capture")."""
     import json
 
+    from real2sim.export.collision.fidelity import hull_fidelity
     from real2sim.export.collision.geometry import collision_geometry
-    from real2sim.export.fidelity import hull_fidelity
-    from real2sim.export.repair import repair_mesh
+    from real2sim.export.objects.repair import repair_mesh
 
     gt = json.loads((sample_data / "ground_truth.json").read_text())
     truth = {}

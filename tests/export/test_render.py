@@ -12,9 +12,9 @@ import trimesh
 from PIL import Image
 
 from real2sim.export.config import ExportCfg
+from real2sim.export.objects.visual import colour_atlas
 from real2sim.export.package import export_scene
-from real2sim.export.render import BACKGROUND
-from real2sim.export.visual import colour_atlas
+from real2sim.export.report.render import BACKGROUND
 from real2sim.scene import Scene, SceneObject, Support
 
 from .conftest import at, l_shape

@@ -7,7 +7,7 @@ import pytest
 import trimesh
 
 from real2sim.errors import InputError
-from real2sim.export.repair import repair_mesh
+from real2sim.export.objects.repair import repair_mesh
 
 
 def test_empty_mesh_is_refused():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from real2sim.export.support_contact import GROUP, HULL, PIECES, SUPPORT
+from real2sim.export.collision.support_contact import GROUP, HULL, PIECES, SUPPORT
 
 
 def _model(pkg):

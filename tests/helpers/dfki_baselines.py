@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from real2sim.calibration.simulate import Windows
+from real2sim.calibration.sim.simulate import Windows
 
 G = 9.81
 
@@ -148,7 +148,7 @@ def heldout_diagnostics(
     """
     from scipy.optimize import lsq_linear
 
-    from real2sim.calibration.inverse import (
+    from real2sim.calibration.fitting.inverse import (
         build_regressor,
         id_samples,
         param_jacobian,

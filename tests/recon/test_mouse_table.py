@@ -69,9 +69,11 @@ def test_camera_groups_by_size_and_exif_focal(mouse, tmp_path):
     assert camera_groups(d, names, True) == [names] and len(camera_groups(d, names, False)) == 4
     import pycolmap
 
-    from real2sim.recon.photos.features import _extract
+    from real2sim.recon.photos.features import extract_features
 
-    _extract(d, ["exif.jpg", LANDSCAPE], tmp_path / "db.db", SfmCfg(max_image_size=320, max_features=200), 0)
+    extract_features(
+        d, ["exif.jpg", LANDSCAPE], tmp_path / "db.db", SfmCfg(max_image_size=320, max_features=200), 0
+    )
     db = pycolmap.Database.open(str(tmp_path / "db.db"))
     cams = sorted(db.read_all_cameras(), key=lambda c: c.has_prior_focal_length)
     db.close()

@@ -212,7 +212,7 @@ def test_signed_distance_keeps_thin_walls_thin() -> None:
 def test_cavity_floor_points_join_their_object() -> None:
     """A cup's floor 8 mm above the table lies within the support's RANSAC distance but clearly above its noise
     (1 mm): inside the cup's footprint it is the cup's, while every table point stays support."""
-    from real2sim.recon.pointcloud.scene import _add_low_object_points
+    from real2sim.recon.pointcloud.scene import add_low_object_points
 
     rng = np.random.default_rng(0)
     r = rng.uniform(0.06, 0.2, 20000)
@@ -229,7 +229,7 @@ def test_cavity_floor_points_join_their_object() -> None:
     cand = np.flatnonzero(w[:, 2] >= cfg.min_height)
     lab = np.where(support, 0, -1).astype(np.int32)
     lab[cand] = 1
-    cand2, cand_lab2 = _add_low_object_points(
+    cand2, cand_lab2 = add_low_object_points(
         w, np.ones(len(w), bool), support, lab, cand, np.zeros(len(cand), np.int64), 1, cfg
     )
     n_t, n_w = len(table), len(wall)

@@ -14,7 +14,7 @@ from scipy.spatial import cKDTree
 from real2sim.recon.meshing.carve import FreeSpace, carve_projective, ray_spacing, ray_spacing_of
 from real2sim.recon.meshing.mesh import thin_wall_fraction
 from real2sim.recon.meshing.surface import signed_volume
-from real2sim.recon.pointcloud.support import _ransac_planes, voxel_downsample
+from real2sim.recon.pointcloud.support import ransac_planes, voxel_downsample
 from tests.helpers.synthetic_scan import tabletop
 
 
@@ -100,8 +100,8 @@ def test_ransac_early_stop_keeps_the_qualifying_planes():
     pts = tabletop(30_000, seed=0)[0].points
     ds, _ = voxel_downsample(pts, 0.005)
     need = int(0.2 * len(ds))
-    full = [(m, inl) for m, inl in _ransac_planes(ds, 0.01, 3, 0) if len(inl) >= need]
-    short = _ransac_planes(ds, 0.01, 3, 0, need)
+    full = [(m, inl) for m, inl in ransac_planes(ds, 0.01, 3, 0) if len(inl) >= need]
+    short = ransac_planes(ds, 0.01, 3, 0, need)
     assert len(full) == len(short) >= 1
     # the same planes, up to Open3D's RANSAC, which is not bit-reproducible from run to run although seeded
     # (docs/reliability.md §7)

@@ -28,7 +28,7 @@ def _tilted(model: np.ndarray, angle: float, axis: np.ndarray, shift: float) -> 
 def _frames(points: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> list[np.ndarray]:
     """The scene frame of ``points``, fitted from the RANSAC planes of a first fit, each start turned and moved."""
     cfg = PointCloudReconCfg()
-    real = support._ransac_planes
+    real = support.ransac_planes
     seen: list = []
 
     def fit() -> np.ndarray:
@@ -41,7 +41,7 @@ def _frames(points: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> list[np.ndar
         seen.append(real(*a, **k))
         return seen[-1]
 
-    monkeypatch.setattr(support, "_ransac_planes", record)
+    monkeypatch.setattr(support, "ransac_planes", record)
     out = [fit()]
     # each start: the RANSAC result turned by up to 0.05 deg and moved by up to 0.5 mm, more than two runs of
     # Open3D's search on one input were seen apart (docs/reliability.md §7)
@@ -49,7 +49,7 @@ def _frames(points: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> list[np.ndar
               (5e-4, (-1.0, 0.2, 0.1), 2e-4)]  # fmt: skip
     for angle, axis, shift in starts:
         planes = [(_tilted(m, angle, np.asarray(axis), shift), inl) for m, inl in seen[0]]
-        monkeypatch.setattr(support, "_ransac_planes", lambda *a, planes=planes, **k: planes)
+        monkeypatch.setattr(support, "ransac_planes", lambda *a, planes=planes, **k: planes)
         out.append(fit())
     return out
 
