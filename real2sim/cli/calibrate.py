@@ -9,10 +9,35 @@ import click
 
 from real2sim.calibration.config import CalibrateCfg
 from real2sim.cli.options import Opt, build, options
+from real2sim.cli.sections import SectionedCommand
 from real2sim.stdio import route_mujoco_warnings
 
+SECTIONS = (
+    (
+        "Logs and maps",
+        ("logs", "holdout", "map", "log_models", "despike", "qvel_from_qpos", "smooth_qvel_wn"),
+    ),
+    ("What to fit", ("fit",)),
+    (
+        "Method",
+        (
+            "method",
+            "window_s",
+            "max_windows",
+            "qvel_weight",
+            "velocity_filter_wn",
+            "prior_weight",
+            "randomize",
+        ),
+    ),
+    ("Robots' actuators", ("gain_constant", "gain_reference")),
+    ("Free bodies (contact)", ("contact_window_s", "contact_cone")),
+    ("Outputs", ("out_dir", "overwrite", "report", "package", "as_json")),
+)
+"""The headings of ``calibrate --help``: its options by what they are for."""
 
-@click.command("calibrate")
+
+@click.command("calibrate", cls=SectionedCommand, sections=SECTIONS)
 @click.argument("model", type=click.Path(path_type=Path))
 @options(
     CalibrateCfg,

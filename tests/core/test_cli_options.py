@@ -100,3 +100,23 @@ def test_cli_keeps_its_flag_spellings() -> None:
     for cmd, flags in want.items():
         out = CliRunner().invoke(cli, [*cmd, "--help"], terminal_width=200).output
         assert all(f in out for f in flags), (cmd, out)
+
+
+def test_calibrate_help_groups_every_option_by_what_it_is_for():
+    """``calibrate --help`` lists its options under headings (logs and maps, what to fit, the method, robots'
+    actuators, free bodies, outputs), each option under exactly one; only --help is left over."""
+    from real2sim.cli.calibrate import SECTIONS, command
+
+    out = CliRunner().invoke(cli, ["calibrate", "--help"], terminal_width=200).output
+    headings = [h for h, _ in SECTIONS]
+    at = [out.index(f"\n{h}:\n") for h in headings]
+    assert at == sorted(at), out
+    named = [n for _, names in SECTIONS for n in names]
+    assert len(named) == len(set(named))
+    options = {p.name for p in command.params if isinstance(p, click.Option)}
+    assert options == set(named), options ^ set(named)
+    for i, (h, names) in enumerate(SECTIONS):  # each option's flag appears under its own heading
+        block = out[at[i] : at[i + 1] if i + 1 < len(at) else len(out)]
+        for n in names:
+            flag = next(p for p in command.params if p.name == n).opts[-1]
+            assert flag in block, (h, flag)
