@@ -147,9 +147,9 @@ def one_line(text: str) -> str:
 
 
 def _register() -> None:
-    from real2sim.cli import calibrate, demo, export, process, recon, validate
+    from real2sim.cli import calibrate, demo, export, process, recon, replay, twin, validate
 
-    for mod in (demo, recon, export, validate, calibrate, process):
+    for mod in (demo, recon, export, validate, calibrate, twin, replay, process):
         cli.add_command(mod.command)
 
 
