@@ -98,6 +98,26 @@ def sample_data() -> Path:
     return SAMPLE_DATA
 
 
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory, sample_data: Path) -> tuple[Path, str, Path]:
+    """``real2sim demo`` on the sample session, once per test run: (its output folder, what it printed, a copy of its
+    package that tests only read: the demo's own folder is rewritten by the tests of the demo)."""
+    import shutil
+
+    def compute(root: Path) -> tuple[Path, str, Path]:
+        from click.testing import CliRunner
+
+        from real2sim.cli import cli
+
+        out = root / "out"
+        r = CliRunner().invoke(cli, ["-q", "demo", "-o", str(out), "--sample", str(sample_data)])
+        assert r.exit_code == 0, r.output
+        shutil.copytree(out / "package", root / "package")
+        return out, r.output, root / "package"
+
+    return run_once(tmp_path_factory, "demo", compute)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: one worker per core this process may use, at most 4 (each worker holds Open3D, MuJoCo and a
     scene in memory, and the tests' own stages use the cores too)."""

@@ -23,6 +23,7 @@ from real2sim.twin.config import ReplayCfg
     "overwrite",
     "mode",
     "episode",
+    "max_frames",
     "map",
     "lerobot_calibration",
     "units",

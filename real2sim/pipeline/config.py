@@ -10,7 +10,7 @@ from pathlib import Path
 
 from real2sim.errors import ConfigError
 
-STAGES = ("recon", "export", "calibrate")
+STAGES = ("recon", "export", "calibrate", "twin")
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,8 @@ class ProcessCfg:
     overwrite: bool = False
     """Replace the output folder even when it holds files real2sim did not write (never an input, ~ or /)."""
     stages: tuple[str, ...] = STAGES
-    """Stages to run, in order; a stage whose inputs the session lacks is skipped with a note."""
+    """Stages to run, in order; a stage whose inputs the session lacks is skipped with a note (twin: only when the
+    session's [robot] asks for it)."""
     workers: int = 0
     """Worker processes (0 = one per core): for the sessions of a batch, else for per-object work."""
     force: bool = False

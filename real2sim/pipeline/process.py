@@ -5,6 +5,7 @@ Layout of the output folder::
     OUT/scene/        reconstruction (scene.json + meshes/)
     OUT/package/      the sim package (MJCF, URDF, assets, report)
     OUT/calibration/  fitted robot parameters, calibrated model, report
+    OUT/twin/         the robot composed into the package (when ``[robot]`` has ``twin`` or ``base_pose``)
     OUT/run.json      for each finished stage: the content hash of its inputs and options, and its summary
 
 Stages hand each other typed values in memory (recon's ``Scene`` goes straight to ``export_scene``); the folders
@@ -35,12 +36,13 @@ from real2sim.pipeline.summary import (
     CalibrationSummary,
     PackageSummary,
     SceneSummary,
+    TwinSummary,
 )
 from real2sim.scene import Scene, load_scene, sanitize_name
 
-PROCESS_ENTRIES = ("scene", "package", "calibration", "run.json")
+PROCESS_ENTRIES = ("scene", "package", "calibration", "twin", "run.json")
 """What ``process`` writes into its output folder."""
-S = TypeVar("S", SceneSummary, PackageSummary, CalibrationSummary)
+S = TypeVar("S", SceneSummary, PackageSummary, CalibrationSummary, TwinSummary)
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,10 @@ def _run_stages(
             _calibrate(r, session, r.out / "calibration", calibration)
         else:
             notes.append("calibrate: no [robot] section in session.toml")
+    if "twin" in cfg.stages and session.robot is not None and session.robot.twin:
+        from real2sim.pipeline.twin_stage import run_twin_stage
+
+        notes += run_twin_stage(r, session)
     return ProcessResult(session, r.out, tuple(r.runs), tuple(notes))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,10 @@ class RobotSpec:
     """Logs kept out of the fit to measure sim-vs-real error."""
     fit: tuple[str, ...] = ()
     """Parameter names (``joint:*.damping`` ...)."""
+    twin: bool = False
+    """Compose the robot into the session's package as a twin (``OUT/twin/``, as ``real2sim twin``)."""
+    base_pose: tuple[float, ...] = ()
+    """Where the robot's base stands in the scene frame: [x, y], [x, y, yaw_deg] or [x, y, z, qw, qx, qy, qz]."""
 
 
 @dataclass(frozen=True)
@@ -213,7 +218,7 @@ KNOWN_KEYS: dict[str, tuple[str, ...]] = {
     "photos": ("dir", "marker", "known_distance", "intrinsics", "object_only", "scale", "colour_scans",
                "camera_model"),
     "splats": ("files", "scale", "object_only"),
-    "robot": ("model", "map", "logs", "holdout", "fit"),
+    "robot": ("model", "map", "logs", "holdout", "fit", "twin", "base_pose"),
 }  # fmt: skip
 """Every section and key ``session.toml`` understands (``[objects.NAME]`` tables are per-object settings)."""
 
@@ -303,7 +308,11 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
             logs=tuple(_existing(root, f, toml, "log") for f in _paths(rb, "logs", "robot")),
             holdout=tuple(_existing(root, f, toml, "log") for f in _paths(rb, "holdout", "robot")),
             fit=tuple(_paths(rb, "fit", "robot")),
+            base_pose=tuple(float(x) for x in _paths(rb, "base_pose", "robot", float)),
         )
+        robot = dataclasses.replace(robot, twin=_flag(rb, "twin", bool(robot.base_pose), "robot"))
+        if len(robot.base_pose) not in (0, 2, 3, 7):
+            raise ValueError(f"robot.base_pose must be [x, y], [x, y, yaw_deg] or a full pose, got {robot.base_pose}")
         if not robot.logs:
             raise ValueError("robot.logs lists no log to fit")
     return Session(

@@ -183,11 +183,37 @@ class CalibrationSummary:
         )
 
 
-StageSummary = SceneSummary | PackageSummary | CalibrationSummary
-SUMMARY_TYPES: dict[str, type[SceneSummary] | type[PackageSummary] | type[CalibrationSummary]] = {
+@dataclass(frozen=True)
+class TwinSummary:
+    """The twin stage: where the base stands (route, pose, uncertainty), how still home is, what was cut."""
+
+    base: dict[str, Any]
+    max_object_motion_m: float
+    cut: tuple[str, ...]
+    usd: str | None
+
+    @staticmethod
+    def of(manifest: dict[str, Any]) -> TwinSummary:
+        cut = tuple(c["geom"] for c in manifest["package"]["cut"])
+        return TwinSummary(manifest["base"], manifest["home"]["max_object_motion_m"], cut, manifest["usd"].get("file"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"base": self.base, "max_object_motion_m": self.max_object_motion_m, "cut": list(self.cut),
+                "usd": self.usd}  # fmt: skip
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> TwinSummary:
+        return TwinSummary(d["base"], d["max_object_motion_m"], tuple(d["cut"]), d["usd"])
+
+
+StageSummary = SceneSummary | PackageSummary | CalibrationSummary | TwinSummary
+SUMMARY_TYPES: dict[
+    str, type[SceneSummary] | type[PackageSummary] | type[CalibrationSummary] | type[TwinSummary]
+] = {
     "recon": SceneSummary,
     "export": PackageSummary,
     "calibrate": CalibrationSummary,
+    "twin": TwinSummary,
 }
 
 

@@ -156,6 +156,8 @@ class ReplayCfg:
     set to the real one every N frames)."""
     episode: tuple[int, ...] = ()
     """Episode indices to replay; empty: every episode of the dataset."""
+    max_frames: int | None = None
+    """Replay at most this many frames of each episode (a quick look); None: whole episodes."""
     map: Path | None = None
     """TOML map from log columns to the robot's joints and actuators (as real2sim calibrate reads it); needed for
     CSV / Parquet logs, optional for LeRobot datasets (their features name the joints)."""
@@ -200,6 +202,8 @@ class ReplayCfg:
             raise ConfigError(f"units must be one of {', '.join(get_args(Units))}, got {self.units!r}")
         if any(e < 0 for e in self.episode):
             raise ConfigError(f"episode indices are >= 0, got {self.episode}")
+        if self.max_frames is not None and self.max_frames < 2:
+            raise ConfigError(f"max_frames must be >= 2, got {self.max_frames}")
         if not 0 <= self.variations <= 1000:
             raise ConfigError(f"variations must be in 0..1000, got {self.variations}")
         for name in ("object_shift", "object_yaw"):

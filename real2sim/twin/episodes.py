@@ -102,15 +102,27 @@ def _lerobot_calibration(cfg: ReplayCfg) -> Path | None:
 
 
 def read_source(cfg: ReplayCfg, model, robot: RobotInfo) -> Source:
-    """The selected episodes of ``cfg.episodes`` in the twin's joints."""
+    """The selected episodes of ``cfg.episodes`` in the twin's joints (cut to ``cfg.max_frames``)."""
     from real2sim.calibration import lerobot
 
     path = Path(cfg.episodes)
     if lerobot.is_dataset(path) and cfg.map is None:
-        return _read_lerobot(cfg, model, robot, path)
-    if cfg.map is None:
+        src = _read_lerobot(cfg, model, robot, path)
+    elif cfg.map is None:
         raise InputError(path, "a log that is not a LeRobot dataset needs --map (log columns -> robot joints)")
-    return _read_mapped(cfg, model, robot, path)
+    else:
+        src = _read_mapped(cfg, model, robot, path)
+    if cfg.max_frames is None:
+        return src
+    return replace(src, episodes=tuple(_cut(e, cfg.max_frames) for e in src.episodes))
+
+
+def _cut(ep: Episode, n: int) -> Episode:
+    tr = ep.traj
+    arrays = {k: getattr(tr, k)[:n] for k in ("qvel", "ctrl", "torque", "enable") if getattr(tr, k) is not None}
+    poses = {k: v[:n] for k, v in tr.object_poses.items()}
+    traj = replace(tr, time=tr.time[:n], qpos=tr.qpos[:n], object_poses=poses, **arrays)
+    return replace(ep, traj=traj, frames={k: v[:n] for k, v in ep.frames.items()})
 
 
 def _read_lerobot(cfg: ReplayCfg, model, robot: RobotInfo, path: Path) -> Source:

@@ -7,7 +7,8 @@ import numpy as np
 
 
 def geom_points(model, data, g: int) -> np.ndarray:
-    """World points of geom ``g``: a mesh's vertices, else the corners of the geom's bounding box."""
+    """World points of geom ``g``: a mesh's vertices, else a 3 x 3 x 3 grid over the geom's bounding box (corners,
+    edge and face centres and the centre: what lies inside, not only its outline)."""
     import mujoco
 
     rot = data.geom_xmat[g].reshape(3, 3)
@@ -17,7 +18,7 @@ def geom_points(model, data, g: int) -> np.ndarray:
         local = model.mesh_vert[v0 : v0 + nv].astype(float)
     else:
         c, h = model.geom_aabb[g, :3], model.geom_aabb[g, 3:]
-        signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+        signs = np.array([[sx, sy, sz] for sx in (-1, 0, 1) for sy in (-1, 0, 1) for sz in (-1, 0, 1)], float)
         local = c + signs * h
     return local @ rot.T + data.geom_xpos[g]
 

@@ -201,7 +201,7 @@ def write_twin_usd(twin, dest: Path) -> dict:
         return {"file": None, "reason": f"the robot does not convert: {why}"}
     stage.SetDefaultPrim(stage.GetPrimAtPath("/Robot"))
     stage.GetRootLayer().Save()
-    parsed = UsdPhysics.LoadUsdPhysicsFromRange(Usd.Stage.Open(str(dest / USD_NAME)), ["/Robot"])
+    parsed = UsdPhysics.UsdPhysicsLoadStageFromPrimRange(Usd.Stage.Open(str(dest / USD_NAME)), ["/Robot"])
     counts = {str(k): len(v[0]) for k, v in parsed.items()}
     return {"file": USD_NAME, "sublayer": pkg_usd.name if pkg_usd else None, "robot_bodies": len(bodies),
             "usdphysics_parsed": dict(sorted(counts.items()))}  # fmt: skip

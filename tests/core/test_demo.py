@@ -11,11 +11,11 @@ from real2sim.cli import cli
 
 
 @pytest.fixture(scope="module")
-def demo_out(tmp_path_factory, sample_data):
-    out = tmp_path_factory.mktemp("demo") / "out"
-    r = CliRunner().invoke(cli, ["-q", "demo", "-o", str(out), "--sample", str(sample_data)])
-    assert r.exit_code == 0, r.output
-    return out, r.output
+def demo_out(demo_run):
+    """The demo of the test run (``tests/conftest.py``: run once, shared with the twin's tests, which read a copy
+    of its package)."""
+    out, output, _ = demo_run
+    return out, output
 
 
 def test_demo_package_loads_and_steps_without_warnings(demo_out):
