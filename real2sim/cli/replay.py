@@ -61,7 +61,11 @@ def command(twin: Path, **params: Any) -> None:
         t = e["tracking"]
         per = ", ".join(f"{j} {v['rmse_rad']:.4f}" for j, v in t["joints"].items())
         lag = "n/a" if t["mean_lag_s"] is None else f"{t['mean_lag_s']:+.3f} s"
-        lines.append(f"episode {e['episode']}: tracking RMSE [rad] mean {t['mean_rmse_rad']:.4f} ({per}); lag {lag}")
+        lines.append(
+            f"episode {e['episode']}: tracking RMSE [rad] mean {t['mean_rmse_rad']:.4f} ({per}); lag {lag}"
+        )
     ds = res.report.get("dataset")
-    lines.append(f"wrote {res.path}" + (f" (dataset/: {ds['episodes']} episodes, {ds['frames']} frames)" if ds else ""))
+    lines.append(
+        f"wrote {res.path}" + (f" (dataset/: {ds['episodes']} episodes, {ds['frames']} frames)" if ds else "")
+    )
     echo_summary("\n".join(lines))

@@ -3,7 +3,6 @@ into a scene package, calibrated, standing where it stands, with a resting `home
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click

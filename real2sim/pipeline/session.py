@@ -312,7 +312,9 @@ def _session_from_dict(root: Path, toml: Path, d: dict[str, Any]) -> Session:
         )
         robot = dataclasses.replace(robot, twin=_flag(rb, "twin", bool(robot.base_pose), "robot"))
         if len(robot.base_pose) not in (0, 2, 3, 7):
-            raise ValueError(f"robot.base_pose must be [x, y], [x, y, yaw_deg] or a full pose, got {robot.base_pose}")
+            raise ValueError(
+                f"robot.base_pose must be [x, y], [x, y, yaw_deg] or a full pose, got {robot.base_pose}"
+            )
         if not robot.logs:
             raise ValueError("robot.logs lists no log to fit")
     return Session(

@@ -195,7 +195,9 @@ class TwinSummary:
     @staticmethod
     def of(manifest: dict[str, Any]) -> TwinSummary:
         cut = tuple(c["geom"] for c in manifest["package"]["cut"])
-        return TwinSummary(manifest["base"], manifest["home"]["max_object_motion_m"], cut, manifest["usd"].get("file"))
+        return TwinSummary(
+            manifest["base"], manifest["home"]["max_object_motion_m"], cut, manifest["usd"].get("file")
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {"base": self.base, "max_object_motion_m": self.max_object_motion_m, "cut": list(self.cut),

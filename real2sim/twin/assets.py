@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from real2sim.errors import InputError
 
@@ -14,14 +15,14 @@ from real2sim.errors import InputError
 class AssetFile:
     """One referenced file: the spec element holding it, where it came from and its path under ``assets/``."""
 
-    element: object
+    element: Any
     source: Path
     rel: str
 
 
-def _elements(spec) -> list[tuple[object, str]]:
+def _elements(spec) -> list[tuple[Any, str]]:
     """(element, the spec folder its relative file is read from) for every element with a file."""
-    out: list[tuple[object, str]] = []
+    out: list[tuple[Any, str]] = []
     for m in spec.meshes:
         out.append((m, spec.meshdir))
     for h in spec.hfields:

@@ -99,7 +99,7 @@ def _cameras(path: Path) -> list[dict]:
         cams = doc["cameras"]
         for c in cams:
             np.asarray(c["cam_from_world"], float).reshape(4, 4)
-            float(c["fx"]), float(c["fy"]), float(c["cx"]), float(c["cy"]), str(c["file"])
+            _ = [float(c[k]) for k in ("fx", "fy", "cx", "cy")] + [str(c["file"])]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InputError(path, f"not a cameras.json of real2sim recon photos ({exc})") from None
     return cams
@@ -232,4 +232,3 @@ def rotation_angle_deg(a: np.ndarray, b: np.ndarray) -> float:
     """Angle [deg] of the rotation between two 3x3 rotations."""
     c = (np.trace(a[:3, :3].T @ b[:3, :3]) - 1) / 2
     return math.degrees(math.acos(float(np.clip(c, -1.0, 1.0))))
-

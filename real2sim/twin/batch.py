@@ -61,7 +61,11 @@ def _features(src: Source, objects: list[str], cameras: list[str], cfg: ReplayCf
             if spec.get("dtype") not in ("video", "image"):
                 feats[k] = {kk: vv for kk, vv in spec.items() if kk != "info"}
     else:
-        feats["action"] = {"dtype": "float32", "shape": [len(src.action_names)], "names": list(src.action_names)}
+        feats["action"] = {
+            "dtype": "float32",
+            "shape": [len(src.action_names)],
+            "names": list(src.action_names),
+        }
         feats["observation.state"] = {"dtype": "float32", "shape": [len(src.state_names)],
                                       "names": list(src.state_names)}  # fmt: skip
         for k, dt in (("timestamp", "float32"), ("frame_index", "int64"), ("episode_index", "int64"),
@@ -105,8 +109,8 @@ def replay_all(cfg: ReplayCfg, dest: Path | None) -> ReplayResult:
     src = read_source(cfg, model, twin.robot)
     if src.assumption:
         log.warning("assumption: %s", src.assumption)
-    step = stepping(src.fps, float(model.opt.timestep))  # type: ignore[attr-defined]
-    model.opt.timestep = step.timestep  # type: ignore[attr-defined]
+    step = stepping(src.fps, float(model.opt.timestep))
+    model.opt.timestep = step.timestep
     ix = ids(model, twin.robot)
     objects = list(ix.objects)
     render = None
@@ -126,7 +130,12 @@ def replay_all(cfg: ReplayCfg, dest: Path | None) -> ReplayResult:
     with progress("replaying episodes", total=len(src.episodes) * (cfg.variations + 1)) as advance:
         for ep in src.episodes:
             rng = np.random.default_rng([cfg.seed, ep.index])
-            entry: dict = {"episode": ep.index, "frames": len(ep.traj.time), "task": ep.task, "variations": []}
+            entry: dict = {
+                "episode": ep.index,
+                "frames": len(ep.traj.time),
+                "task": ep.task,
+                "variations": [],
+            }
             varied = []
             for k in range(cfg.variations + 1):
                 d = draw(model, ix, rng, k, cfg.object_shift, cfg.object_yaw, twin.ranges, twin.robot.prefix)
@@ -161,7 +170,11 @@ def replay_all(cfg: ReplayCfg, dest: Path | None) -> ReplayResult:
             robot_type = str(src.info.get("robot_type") or twin.robot.name)
             info = write_dataset(dest / "dataset", src.fps, robot_type, feats, out_eps)
             write_text(dest / "dataset" / "meta" / "variations.json", dumps_json(_variations(report)))
-            report["dataset"] = {"path": "dataset", "episodes": info["total_episodes"], "frames": info["total_frames"]}
+            report["dataset"] = {
+                "path": "dataset",
+                "episodes": info["total_episodes"],
+                "frames": info["total_frames"],
+            }
         write_text(dest / "replay.json", dumps_json(report))
     return ReplayResult(None if cfg.out_dir is None else Path(cfg.out_dir), report, time.perf_counter() - t0,
                         src.notes, src.assumption)  # fmt: skip

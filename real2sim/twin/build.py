@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from real2sim.errors import InputError, StageError
 from real2sim.twin.assets import adopt_assets
-from real2sim.twin.cameras import add_cameras
 from real2sim.twin.base import BaseEstimate, given_pose, icp_pose, marker_pose
+from real2sim.twin.cameras import add_cameras
 from real2sim.twin.compose import (
     RobotInfo,
     apply_calibration,
@@ -49,8 +49,8 @@ FLOAT_WARN = 0.01
 class Twin:
     """The composed twin: its spec and model, the robot in it, and what was found on the way."""
 
-    spec: object
-    model: object
+    spec: Any
+    model: Any
     robot: RobotInfo
     package: str
     package_dir: Path
@@ -79,11 +79,16 @@ def package_name(pkg: Path) -> str:
 
 def _robot(cfg: TwinCfg, dest: Path | None):
     spec = load_spec(cfg.robot, "robot model")
-    files = adopt_assets(spec, cfg.robot, dest / "assets" if dest else None, cfg.prefix.strip("/_-:.") or "robot")
+    files = adopt_assets(
+        spec, cfg.robot, dest / "assets" if dest else None, cfg.prefix.strip("/_-:.") or "robot"
+    )
     model = compile_or_refuse(spec, cfg.robot, "robot model")
     bad = [j for j in range(model.njnt) if int(model.jnt_type[j]) not in (2, 3)]
     if bad:
-        raise InputError(cfg.robot, "a twin's robot has a fixed base (hinge and slide joints only); this one has a free or ball joint")
+        raise InputError(
+            cfg.robot,
+            "a twin's robot has a fixed base (hinge and slide joints only); this one has a free or ball joint",
+        )
     return spec, model, files
 
 
@@ -146,7 +151,9 @@ def _stand_height(pkg_model, robot_model, q_home, t: np.ndarray) -> float:
     return top[0] - _robot_lowest(robot_model, q_home, t)
 
 
-def _check_not_inside(cfg: TwinCfg, pkg_model, robot_model, q_home, base: BaseEstimate, notes: list[str]) -> None:
+def _check_not_inside(
+    cfg: TwinCfg, pkg_model, robot_model, q_home, base: BaseEstimate, notes: list[str]
+) -> None:
     """A base whose lowest point lies below the support's top under it is inside the table: refused."""
     import mujoco
 
@@ -193,7 +200,9 @@ def build_twin(cfg: TwinCfg, dest: Path | None) -> Twin:
     if base.stand_on_support:
         t = base.world_from_base.copy()
         t[2, 3] = _stand_height(pkg_model, robot_model, q_home, t)
-        base = BaseEstimate(t, base.route, base.sigma_position, base.sigma_rotation_deg, base.detail, base.figures)
+        base = BaseEstimate(
+            t, base.route, base.sigma_position, base.sigma_rotation_deg, base.detail, base.figures
+        )
     _check_not_inside(cfg, pkg_model, robot_model, q_home, base, notes)
     attach_robot(scene_spec, robot_spec, cfg.prefix, base.world_from_base, cfg.robot)
     cameras = add_cameras(
@@ -223,4 +232,19 @@ def build_twin(cfg: TwinCfg, dest: Path | None) -> Twin:
     home = settle_home(model, data, ix, q_home, cfg.rest_seconds)
     if home.warnings:
         raise StageError(f"MuJoCo warned while the twin rested at home: {home.warnings}")
-    return Twin(scene_spec, model, info, name, Path(cfg.scene), base, home, q_home, cuts, removed, cameras, applied, ranges, notes)
+    return Twin(
+        scene_spec,
+        model,
+        info,
+        name,
+        Path(cfg.scene),
+        base,
+        home,
+        q_home,
+        cuts,
+        removed,
+        cameras,
+        applied,
+        ranges,
+        notes,
+    )

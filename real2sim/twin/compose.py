@@ -8,12 +8,16 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from real2sim.bounded import load_json
 from real2sim.errors import InputError
 from real2sim.twin.geometry import mat_to_quat as matrix_to_quat
+
+if TYPE_CHECKING:
+    from real2sim.calibration.params import Resolved
 
 
 @dataclass(frozen=True)
@@ -134,7 +138,7 @@ def calibrated_values(cal: Path) -> tuple[dict[str, float], dict[str, tuple[floa
 _INDEX = re.compile(r"^(.*)\[(\d+)\]$")
 
 
-def resolve_values(model, values: dict[str, float], where: Path) -> list[tuple[object, float]]:
+def resolve_values(model, values: dict[str, float], where: Path) -> list[tuple[Resolved, float]]:
     """Each fitted value bound to its model element (``calibration.params.Resolved``); a parameter naming an element
     the robot lacks is refused (the calibration was made on another model)."""
     from real2sim.calibration.params import resolve

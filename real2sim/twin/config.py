@@ -115,7 +115,9 @@ class TwinCfg:
             if not self.marker_size > 0:
                 raise ConfigError("the marker route needs marker_size > 0 [m]")
             if self.icp_scan is not None:
-                raise ConfigError("give one base route: the marker (marker_images) or ICP (icp_scan), not both")
+                raise ConfigError(
+                    "give one base route: the marker (marker_images) or ICP (icp_scan), not both"
+                )
         if len(self.base_from_marker) != 7:
             raise ConfigError("base_from_marker takes X,Y,Z,QW,QX,QY,QZ")
         _finite(self.base_from_marker, "base_from_marker")
@@ -197,7 +199,9 @@ class ReplayCfg:
         if not (Path(self.twin) / "twin.json").is_file():
             raise InputError(self.twin, "not a twin folder (no twin.json; see real2sim twin)")
         if not MODE_RE.match(self.mode):
-            raise ConfigError(f"mode must be kinematic, actuated or resync:N (N >= 1 frames), got {self.mode!r}")
+            raise ConfigError(
+                f"mode must be kinematic, actuated or resync:N (N >= 1 frames), got {self.mode!r}"
+            )
         if self.units not in get_args(Units):
             raise ConfigError(f"units must be one of {', '.join(get_args(Units))}, got {self.units!r}")
         if any(e < 0 for e in self.episode):

@@ -36,14 +36,21 @@ def _hf_feature(spec: dict) -> dict:
         return {"_type": "Image"}
     if list(spec["shape"]) == [1]:
         return {"dtype": spec["dtype"], "_type": "Value"}
-    return {"feature": {"dtype": spec["dtype"], "_type": "Value"}, "length": int(spec["shape"][0]), "_type": "List"}
+    return {
+        "feature": {"dtype": spec["dtype"], "_type": "Value"},
+        "length": int(spec["shape"][0]),
+        "_type": "List",
+    }
 
 
 def _column(values, spec: dict):
     import pyarrow as pa
 
     if spec["dtype"] == "image":
-        return pa.array([{"bytes": b, "path": None} for b in values], pa.struct([("bytes", pa.binary()), ("path", pa.string())]))
+        return pa.array(
+            [{"bytes": b, "path": None} for b in values],
+            pa.struct([("bytes", pa.binary()), ("path", pa.string())]),
+        )
     arr = np.asarray(values)
     if list(spec["shape"]) == [1]:
         return pa.array(arr.reshape(-1).astype(spec["dtype"]))
@@ -89,7 +96,9 @@ def _parquet(table, path: Path, metadata: dict[bytes, bytes]) -> None:
     write_bytes(path, buf.getvalue())
 
 
-def write_dataset(dest: Path, fps: float, robot_type: str, features: dict, episodes: list[EpisodeOut]) -> dict:
+def write_dataset(
+    dest: Path, fps: float, robot_type: str, features: dict, episodes: list[EpisodeOut]
+) -> dict:
     """Write ``episodes`` (in order: episode_index 0, 1, ...) as a LeRobot v3.0 dataset; returns its info.json."""
     import pyarrow as pa
 
@@ -123,7 +132,9 @@ def write_dataset(dest: Path, fps: float, robot_type: str, features: dict, episo
               for k, vs in cols.items()}  # fmt: skip
     data = pa.table({k: _column(joined[k], features[k]) for k in features})
     hf = {"info": {"features": {k: _hf_feature(s) for k, s in features.items()}}}
-    _parquet(data, dest / DATA_PATH.format(chunk_index=0, file_index=0), {b"huggingface": json.dumps(hf).encode()})
+    _parquet(
+        data, dest / DATA_PATH.format(chunk_index=0, file_index=0), {b"huggingface": json.dumps(hf).encode()}
+    )
     _parquet(pa.table(ep_rows), dest / EPISODES_FILE, {})
     pandas_meta = {
         "index_columns": ["__index_level_0__"],
@@ -137,7 +148,9 @@ def write_dataset(dest: Path, fps: float, robot_type: str, features: dict, episo
         ],
         "attributes": {}, "creator": {"library": "pyarrow"}, "pandas_version": "2.2.0",
     }  # fmt: skip
-    tasks_table = pa.table({"task_index": pa.array(range(len(tasks)), pa.int64()), "__index_level_0__": tasks})
+    tasks_table = pa.table(
+        {"task_index": pa.array(range(len(tasks)), pa.int64()), "__index_level_0__": tasks}
+    )
     _parquet(tasks_table, dest / "meta" / "tasks.parquet", {b"pandas": json.dumps(pandas_meta).encode()})
     stats = {k: _stats(joined[k], s) for k, s in features.items()}
     write_text(dest / "meta" / "stats.json", dumps_json(stats))

@@ -109,7 +109,9 @@ def read_source(cfg: ReplayCfg, model, robot: RobotInfo) -> Source:
     if lerobot.is_dataset(path) and cfg.map is None:
         src = _read_lerobot(cfg, model, robot, path)
     elif cfg.map is None:
-        raise InputError(path, "a log that is not a LeRobot dataset needs --map (log columns -> robot joints)")
+        raise InputError(
+            path, "a log that is not a LeRobot dataset needs --map (log columns -> robot joints)"
+        )
     else:
         src = _read_mapped(cfg, model, robot, path)
     if cfg.max_frames is None:
@@ -119,7 +121,9 @@ def read_source(cfg: ReplayCfg, model, robot: RobotInfo) -> Source:
 
 def _cut(ep: Episode, n: int) -> Episode:
     tr = ep.traj
-    arrays = {k: getattr(tr, k)[:n] for k in ("qvel", "ctrl", "torque", "enable") if getattr(tr, k) is not None}
+    arrays = {
+        k: getattr(tr, k)[:n] for k in ("qvel", "ctrl", "torque", "enable") if getattr(tr, k) is not None
+    }
     poses = {k: v[:n] for k, v in tr.object_poses.items()}
     traj = replace(tr, time=tr.time[:n], qpos=tr.qpos[:n], object_poses=poses, **arrays)
     return replace(ep, traj=traj, frames={k: v[:n] for k, v in ep.frames.items()})
@@ -141,7 +145,8 @@ def _read_lerobot(cfg: ReplayCfg, model, robot: RobotInfo, path: Path) -> Source
         m = _motor(n)
         if m not in by_joint and m not in robot.actuators:
             raise InputError(
-                path, f"action {n!r} drives no actuator of the robot (actuators: {', '.join(robot.actuators)})"
+                path,
+                f"action {n!r} drives no actuator of the robot (actuators: {', '.join(robot.actuators)})",
             )
         acts.append(by_joint.get(m, m))
     calib = _lerobot_calibration(cfg)
@@ -149,13 +154,18 @@ def _read_lerobot(cfg: ReplayCfg, model, robot: RobotInfo, path: Path) -> Source
     if cfg.units == "normalized" and calib is None:
         assumption = (
             f"{path}: no LeRobot calibration file (meta/calibration.json or --lerobot-calibration); each joint's "
-            "normalised range (-100..100, " + "/".join(cfg.zero_to_100) + " 0..100) is taken as the model joint's "
+            "normalised range (-100..100, "
+            + "/".join(cfg.zero_to_100)
+            + " 0..100) is taken as the model joint's "
             "range (actions: the actuator's ctrlrange), so angles may be off by a scale and an offset per joint"
         )
     pre = robot.prefix
     log_map = LogMap(
         time="timestamp",
-        joints={pre + j: JointColumns(qpos=f"observation.state.{n}") for j, n in zip(joints, state_names, strict=True)},
+        joints={
+            pre + j: JointColumns(qpos=f"observation.state.{n}")
+            for j, n in zip(joints, state_names, strict=True)
+        },
         actuators={pre + a: f"action.{n}" for a, n in zip(acts, action_names, strict=True)},
         source=str(path),
         units=cfg.units,
@@ -167,7 +177,9 @@ def _read_lerobot(cfg: ReplayCfg, model, robot: RobotInfo, path: Path) -> Source
     chosen = list(cfg.episode) or have
     missing = [e for e in chosen if e not in have]
     if missing:
-        raise InputError(path, f"episode {missing[0]} is not in the dataset (it has {', '.join(map(str, have))})")
+        raise InputError(
+            path, f"episode {missing[0]} is not in the dataset (it has {', '.join(map(str, have))})"
+        )
     tasks = _tasks(path)
     col = ds.table["episode_index"]
     episodes, notes = [], []
@@ -198,7 +210,9 @@ def _frames(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
-def _units(cfg: ReplayCfg, model, robot: RobotInfo, joints: list[str], calib: Path | None) -> tuple[MotorUnits, ...]:
+def _units(
+    cfg: ReplayCfg, model, robot: RobotInfo, joints: list[str], calib: Path | None
+) -> tuple[MotorUnits, ...]:
     import mujoco
 
     from real2sim.calibration.lerobot import load_calibration

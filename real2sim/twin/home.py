@@ -253,5 +253,7 @@ def home_pose(robot_spec, robot_model, given: tuple[float, ...], where) -> np.nd
     for j in np.nonzero(lim)[0]:
         lo, hi = robot_model.jnt_range[j]
         if not lo - 1e-9 <= q[adr[j]] <= hi + 1e-9:
-            raise InputError(where, f"home puts joint {j} at {q[adr[j]]:.4g}, outside its range [{lo:.4g}, {hi:.4g}]")
+            raise InputError(
+                where, f"home puts joint {j} at {q[adr[j]]:.4g}, outside its range [{lo:.4g}, {hi:.4g}]"
+            )
     return q

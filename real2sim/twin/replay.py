@@ -102,7 +102,9 @@ def simulate(
     qa, da, acts = _columns(model, ix, ep, prefix)
     q, ctrl = ep.traj.qpos, ep.traj.ctrl
     if mode != "kinematic" and (ctrl is None or not len(acts)):
-        raise InputError(ep.traj.source, "actuated replay needs the log's actions (ctrl); use --mode kinematic")
+        raise InputError(
+            ep.traj.source, "actuated replay needs the log's actions (ctrl); use --mode kinematic"
+        )
     n = len(ep.traj.time)
     gaps = frame_gaps(ep.traj.time, step.fps)
     vel = _velocity(q, step.fps)

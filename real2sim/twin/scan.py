@@ -20,7 +20,9 @@ def robot_surface(model, data, q_home: np.ndarray) -> np.ndarray:
     data.qpos[:] = q_home
     mujoco.mj_forward(model, data)
     geoms = [
-        g for g in body_geoms(model, set(range(1, model.nbody))) if model.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH
+        g
+        for g in body_geoms(model, set(range(1, model.nbody)))
+        if model.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH
     ]
     if not geoms:
         raise InputError("robot", "the ICP route needs the robot's mesh geoms (it has none)")
@@ -39,7 +41,8 @@ def scan_points(scan: Path, scene_json: Path | None) -> np.ndarray:
             t = np.asarray(doc["world_from_input"][Path(scan).name], float).reshape(4, 4)
         except (KeyError, TypeError, ValueError):
             raise InputError(
-                scene_json, f"has no world_from_input for {Path(scan).name} (the scan must be one of its inputs)"
+                scene_json,
+                f"has no world_from_input for {Path(scan).name} (the scan must be one of its inputs)",
             ) from None
         pts = apply_transform(t, pts)
     return pts

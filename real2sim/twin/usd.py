@@ -21,7 +21,9 @@ def _pose(prim, pos, quat) -> None:
 
     x = UsdGeom.Xformable(prim)
     x.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Vec3d(*map(float, pos)))
-    x.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Quatd(float(quat[0]), Gf.Vec3d(*map(float, quat[1:]))))
+    x.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(
+        Gf.Quatd(float(quat[0]), Gf.Vec3d(*map(float, quat[1:])))
+    )
 
 
 def _quatf(q) -> object:
@@ -63,7 +65,9 @@ def _geom(stage, path: str, model, g: int, collide: bool) -> str | None:
         prim = UsdGeom.Mesh.Define(stage, path)
         prim.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(model.mesh_vert[v0 : v0 + nv].astype(np.float32)))
         prim.CreateFaceVertexCountsAttr(Vt.IntArray.FromNumpy(np.full(nf, 3, np.int32)))
-        prim.CreateFaceVertexIndicesAttr(Vt.IntArray.FromNumpy(model.mesh_face[f0 : f0 + nf].astype(np.int32).ravel()))
+        prim.CreateFaceVertexIndicesAttr(
+            Vt.IntArray.FromNumpy(model.mesh_face[f0 : f0 + nf].astype(np.int32).ravel())
+        )
         prim.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
     elif t == int(mujoco.mjtGeom.mjGEOM_BOX):
         prim = UsdGeom.Cube.Define(stage, path)
@@ -86,7 +90,9 @@ def _geom(stage, path: str, model, g: int, collide: bool) -> str | None:
     if collide:
         UsdPhysics.CollisionAPI.Apply(prim.GetPrim())
         if t == int(mujoco.mjtGeom.mjGEOM_MESH):
-            UsdPhysics.MeshCollisionAPI.Apply(prim.GetPrim()).CreateApproximationAttr(UsdPhysics.Tokens.convexHull)
+            UsdPhysics.MeshCollisionAPI.Apply(prim.GetPrim()).CreateApproximationAttr(
+                UsdPhysics.Tokens.convexHull
+            )
     return None
 
 
@@ -120,7 +126,11 @@ def _robot(stage, model, data, root: str, bodies: list[int], names: dict[int, st
         else:
             j = jnts[0]
             kind = int(model.jnt_type[j])
-            cls = UsdPhysics.RevoluteJoint if kind == int(mujoco.mjtJoint.mjJNT_HINGE) else UsdPhysics.PrismaticJoint
+            cls = (
+                UsdPhysics.RevoluteJoint
+                if kind == int(mujoco.mjtJoint.mjJNT_HINGE)
+                else UsdPhysics.PrismaticJoint
+            )
             joint = cls.Define(stage, f"{path}/joint")
             joint.CreateAxisAttr("X")
             if model.jnt_limited[j]:
@@ -152,7 +162,9 @@ def _drive(prim, model, j: int, angular: bool) -> None:
     from pxr import UsdPhysics
 
     for a in range(model.nu):
-        if int(model.actuator_trnid[a, 0]) != j or int(model.actuator_trntype[a]) != int(mujoco.mjtTrn.mjTRN_JOINT):
+        if int(model.actuator_trnid[a, 0]) != j or int(model.actuator_trntype[a]) != int(
+            mujoco.mjtTrn.mjTRN_JOINT
+        ):
             continue
         kp, kv = float(model.actuator_gainprm[a, 0]), -float(model.actuator_biasprm[a, 2])
         scale = math.pi / 180 if angular else 1.0
@@ -176,13 +188,17 @@ def write_twin_usd(twin, dest: Path) -> dict:
     import mujoco
     from pxr import Usd, UsdGeom, UsdPhysics
 
-    pkg_usd = next((p for p in sorted(Path(twin.package_dir).glob(f"{twin.package}.usd*")) if p.is_file()), None)
+    pkg_usd = next(
+        (p for p in sorted(Path(twin.package_dir).glob(f"{twin.package}.usd*")) if p.is_file()), None
+    )
     model = twin.model
     data = mujoco.MjData(model)
     mujoco.mj_resetData(model, data)  # qpos0: the USD joints' zero is MuJoCo's
     mujoco.mj_forward(model, data)
     pre = twin.robot.prefix
-    names = {b: mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or f"body_{b}" for b in range(model.nbody)}
+    names = {
+        b: mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or f"body_{b}" for b in range(model.nbody)
+    }
     bodies = sorted(b for b in range(1, model.nbody) if names[b].startswith(pre))
     safe = {b: "".join(c if c.isalnum() else "_" for c in names[b].removeprefix(pre)) for b in bodies}
     if pkg_usd is not None:

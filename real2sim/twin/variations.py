@@ -83,7 +83,11 @@ def draw(
             start[i, 0] += dx
             start[i, 1] += dy
             start[i, 3:] = _yaw_quat(home[i, 3:], math.radians(dyaw))
-            rec[n] = {"dx_m": round(float(dx), 9), "dy_m": round(float(dy), 9), "dyaw_deg": round(float(dyaw), 9)}
+            rec[n] = {
+                "dx_m": round(float(dx), 9),
+                "dy_m": round(float(dy), 9),
+                "dyaw_deg": round(float(dyaw), 9),
+            }
         mujoco.mj_resetDataKeyframe(model, data, 0)
         for i, n in enumerate(ix.objects):
             a = ix.object_qpos[n]

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import Any
 
 from real2sim.atomic import dumps_json, write_text
 from real2sim.bounded import load_json
@@ -32,7 +31,9 @@ def set_home_key(spec, model, twin: Twin) -> None:
             others.append((name, model.key_qpos[i].copy(), model.key_ctrl[i].copy()))
     for k in list(spec.keys):
         spec.delete(k)
-    spec.add_key(name="home", qpos=[float(x) for x in twin.home.qpos], ctrl=[float(x) for x in twin.home.ctrl])
+    spec.add_key(
+        name="home", qpos=[float(x) for x in twin.home.qpos], ctrl=[float(x) for x in twin.home.ctrl]
+    )
     for name, q, c in others:
         spec.add_key(name=name, qpos=[float(x) for x in q], ctrl=[float(x) for x in c])
 
@@ -122,7 +123,9 @@ def readme(doc: dict) -> str:
         "",
         f"- robot: `{r['model']}` (sha256 {r['sha256'][:16]}...)",
         f"- scene package: `{p['path']}` (`{p['name']}.xml` sha256 {p['sha256_mjcf'][:16]}...)",
-        f"- calibration: `{cal['path']}`, {len(cal['applied'])} values applied" if cal else "- calibration: none",
+        f"- calibration: `{cal['path']}`, {len(cal['applied'])} values applied"
+        if cal
+        else "- calibration: none",
         "",
         "## Base",
         "",
@@ -155,7 +158,7 @@ class LoadedTwin:
     """A twin folder read back: its compiled model, the robot in it and ``twin.json``."""
 
     path: Path
-    model: object
+    model: Any
     robot: RobotInfo
     manifest: dict
 
@@ -163,10 +166,6 @@ class LoadedTwin:
     def ranges(self) -> dict[str, tuple[float, float]]:
         cal = self.manifest.get("calibration") or {}
         return {k: (float(v[0]), float(v[1])) for k, v in (cal.get("randomization") or {}).items()}
-
-    @property
-    def home_qpos(self) -> np.ndarray:
-        return np.asarray(self.model.key_qpos[0], float)  # type: ignore[attr-defined]
 
 
 def load_twin(path: Path) -> LoadedTwin:

@@ -30,6 +30,8 @@ FAST_CASES = [
     (["validate", "--help"], 0, "--json"),
     (["calibrate", "--help"], 0, "--fit"),
     (["process", "--help"], 0, "--ray"),
+    (["twin", "--help"], 0, "--base-pose"),
+    (["replay", "--help"], 0, "--variations"),
     (["no-such-command"], 2, "No such command"),
     (["export"], 2, "Missing argument 'SCENE_DIR'"),
     (["export", "no_such_scene", "-o", "pkg"], 1, "error: no_such_scene: no such scene folder"),
@@ -38,6 +40,12 @@ FAST_CASES = [
     (["recon", "photos", "no_such_dir", "-o", "s"], 1, "error: no_such_dir: no such image folder"),
     (["recon", "splat", "no_such.ply", "-o", "s"], 1, "error: no_such.ply: no such splat file"),
     (["process", "no_such_session", "-o", "out"], 1, "no_such_session: no such session folder"),
+    (
+        ["twin", "--robot", "no_such.xml", "--scene", "p", "-o", "t"],
+        1,
+        "error: no_such.xml: no such robot model",
+    ),
+    (["replay", "no_such_twin", "--episodes", "d", "-o", "o"], 1, "error: no_such_twin: no such twin folder"),
     (
         ["calibrate", "no_such.xml", "--log", "a.csv", "--map", "m.toml", "--fit", "x", "-o", "out"],
         1,

@@ -52,7 +52,7 @@ def mini_package(folder: Path, objects: dict[str, tuple[float, float, float]]) -
     (folder / "mini.xml").write_text(
         '<mujoco model="mini"><option integrator="implicitfast" cone="elliptic"/><worldbody>\n'
         '    <geom name="support" type="box" size="0.5 0.5 0.02" pos="0 0 -0.02"/>\n'
-        f"{bodies}\n  </worldbody><keyframe><key name=\"home\"/></keyframe></mujoco>\n"
+        f'{bodies}\n  </worldbody><keyframe><key name="home"/></keyframe></mujoco>\n'
     )
     (folder / "scene.xml").write_text(
         '<mujoco model="mini scene"><include file="mini.xml"/><worldbody>'

@@ -88,4 +88,6 @@ def test_icp_route_recovers_the_base_pose_from_a_scan(so101):
     est = icp_pose(robot, np.concatenate([world, table]), coarse, 0.03)
     assert np.linalg.norm(est.world_from_base[:3, 3] - truth[:3, 3]) < 2e-3
     assert rotation_angle_deg(est.world_from_base, truth) < 0.5
-    assert est.figures["residual_m"] < 2e-3 and math.isfinite(est.sigma_position) and est.sigma_position < 1e-3
+    assert (
+        est.figures["residual_m"] < 2e-3 and math.isfinite(est.sigma_position) and est.sigma_position < 1e-3
+    )

@@ -4,7 +4,6 @@ the cases the real pair does not show (a scanned robot cut out, merged keyframes
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import mujoco
 import numpy as np
@@ -24,7 +23,9 @@ def _names(model, obj, n):
 
 def test_so101_twin_compiles_with_every_body_and_rests_at_home(so101_twin, so101, sample_package):
     folder, doc, _ = so101_twin
-    model = mujoco.MjModel.from_xml_path(str(folder / "scene.xml"))  # loads from its own folder, no other file
+    model = mujoco.MjModel.from_xml_path(
+        str(folder / "scene.xml")
+    )  # loads from its own folder, no other file
     robot = mujoco.MjSpec.from_file(str(so101 / "model" / "so101_new_calib.xml"))  # as parsed, not compiled
     pkg = mujoco.MjSpec.from_file(str(sample_package / "scene.xml"))
     bodies = _names(model, mujoco.mjtObj.mjOBJ_BODY, model.nbody)
@@ -49,7 +50,10 @@ def test_so101_twin_compiles_with_every_body_and_rests_at_home(so101_twin, so101
     mujoco.mj_resetDataKeyframe(model, data, 0)
     mujoco.mj_forward(model, data)
     objs = [model.body(n).id for n in doc["package"]["objects"]]
-    start, arm = data.xpos[objs].copy(), data.qpos[[model.joint("robot/" + j).qposadr[0] for j in doc["robot"]["joints"]]].copy()
+    start, arm = (
+        data.xpos[objs].copy(),
+        data.qpos[[model.joint("robot/" + j).qposadr[0] for j in doc["robot"]["joints"]]].copy(),
+    )
     mujoco.mj_step(model, data, nstep=int(round(2.0 / model.opt.timestep)))
     assert np.max(np.linalg.norm(data.xpos[objs] - start, axis=1)) < 1e-3
     arm_now = data.qpos[[model.joint("robot/" + j).qposadr[0] for j in doc["robot"]["joints"]]]
@@ -70,13 +74,17 @@ def test_so101_twin_usd_converts(so101_twin):
     parsed = UsdPhysics.UsdPhysicsLoadStageFromPrimRange(stage, ["/"])
     counts = {str(k): len(v[0]) for k, v in parsed.items()}
     assert counts["RevoluteJoint"] == 6 and counts["Articulation"] == 1
-    assert counts["RigidBody"] == 7 + len(doc["package"]["objects"])  # the robot's links and the package's objects
+    assert counts["RigidBody"] == 7 + len(
+        doc["package"]["objects"]
+    )  # the robot's links and the package's objects
 
 
 def test_mini_robot_keyframes_merge_and_a_scanned_robot_is_cut_out(tmp_path, mini_robot):
     # object_a stands where the robot's base goes (the scan saw the robot as an object), object_b elsewhere
     pkg = mini_package(tmp_path / "pkg", {"object_a": (0.0, 0.0, 0.015), "object_b": (0.3, 0.3, 0.03)})
-    res = run_twin(TwinCfg(robot=mini_robot, scene=pkg, out_dir=tmp_path / "twin", base_pose=(0.0, 0.0), usd=False))
+    res = run_twin(
+        TwinCfg(robot=mini_robot, scene=pkg, out_dir=tmp_path / "twin", base_pose=(0.0, 0.0), usd=False)
+    )
     doc = res.manifest
     assert doc["package"]["removed"] == ["object_a"] and doc["package"]["objects"] == ["object_b"]
     model = mujoco.MjModel.from_xml_path(str(tmp_path / "twin" / "scene.xml"))
@@ -94,7 +102,9 @@ def test_calibrated_values_are_written_on_top(tmp_path, mini_robot):
     params = {"joint:lift.damping": 0.9, "actuator:pan.kp": 44.0, "delay:lift": 0.02}
     (cal / "result.json").write_text(json.dumps({"parameters": {k: {"value": v} for k, v in params.items()}}))
     (cal / "randomization.yaml").write_text("joint:lift.damping: [0.8, 1.0]\n")
-    res = run_twin(TwinCfg(robot=mini_robot, scene=pkg, out_dir=tmp_path / "twin", calibration=cal, usd=False))
+    res = run_twin(
+        TwinCfg(robot=mini_robot, scene=pkg, out_dir=tmp_path / "twin", calibration=cal, usd=False)
+    )
     model = mujoco.MjModel.from_xml_path(str(tmp_path / "twin" / "scene.xml"))
     assert model.dof_damping[model.joint("robot/lift").dofadr[0]] == pytest.approx(0.9)
     assert model.actuator_gainprm[model.actuator("robot/pan").id, 0] == pytest.approx(44.0)
@@ -114,7 +124,9 @@ def test_bad_inputs_are_one_line(tmp_path, mini_robot):
     bad = tmp_path / "bad.xml"
     bad.write_text('<mujoco><asset><mesh name="m" file="missing.stl"/></asset><worldbody><body><joint/>'
                    '<geom type="mesh" mesh="m"/></body></worldbody></mujoco>')  # fmt: skip
-    line = _one_line(CliRunner().invoke(cli, ["twin", "--robot", str(bad), "--scene", str(pkg), "-o", str(tmp_path / "o")]))
+    line = _one_line(
+        CliRunner().invoke(cli, ["twin", "--robot", str(bad), "--scene", str(pkg), "-o", str(tmp_path / "o")])
+    )
     assert "bad.xml" in line and "missing.stl" in line
     args = ["twin", "--robot", str(mini_robot), "--scene", str(pkg), "-o", str(tmp_path / "o2"),
             "--base-pose", "0.1,0.1,-0.05,1,0,0,0"]  # fmt: skip

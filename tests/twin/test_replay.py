@@ -43,7 +43,14 @@ def test_actuated_replay_reports_tracking_per_joint(replayed):
     assert rep["stepping"]["steps_per_frame"] == 17 and rep["stepping"]["timestep"] == pytest.approx(1 / 510)
     assert rep["assumption"] and "model joint's range" in rep["assumption"]  # no calibration file: said once
     t = rep["episodes"][0]["tracking"]
-    assert set(t["joints"]) == {"shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"}
+    assert set(t["joints"]) == {
+        "shoulder_pan",
+        "shoulder_lift",
+        "elbow_flex",
+        "wrist_flex",
+        "wrist_roll",
+        "gripper",
+    }
     for j in t["joints"].values():
         assert 0 <= j["rmse_rad"] <= j["max_abs_rad"] < 1.0
     assert 0 < t["mean_rmse_rad"] < 0.3
@@ -67,7 +74,9 @@ def test_dataset_reads_back_with_the_same_frames_fps_and_features(replayed, so10
         for e in range(4):
             ours = sim.table["episode_index"] == e
             assert np.array_equal(sim.table[f"action[{i}]"][ours], real.table[f"action[{i}]"][rows][:FRAMES])
-    assert np.array_equal(sim.table["timestamp"][sim.table["episode_index"] == 0], real.table["timestamp"][rows][:FRAMES])
+    assert np.array_equal(
+        sim.table["timestamp"][sim.table["episode_index"] == 0], real.table["timestamp"][rows][:FRAMES]
+    )
     # the simulated follower, in LeRobot's units, near the real one
     ours = sim.table["episode_index"] == 0
     diff = [np.abs(sim.table[f"observation.state[{i}]"][ours] - real.table[f"observation.state[{i}]"][rows][:FRAMES])
@@ -79,14 +88,21 @@ def test_dataset_reads_back_with_the_same_frames_fps_and_features(replayed, so10
 def test_variations_start_the_objects_where_recorded(replayed):
     out, _ = replayed
     var = json.loads((out / "dataset" / "meta" / "variations.json").read_text())["episodes"]
-    assert [v["source_episode"] for v in var] == [3, 3, 3, 3] and [v["variation"] for v in var] == [0, 1, 2, 3]
+    assert [v["source_episode"] for v in var] == [3, 3, 3, 3] and [v["variation"] for v in var] == [
+        0,
+        1,
+        2,
+        3,
+    ]
     sim = read_dataset(out / "dataset")
     names = json.loads((out / "dataset" / "meta" / "info.json").read_text())["features"][
         "observation.environment_state"]["names"]  # fmt: skip
     starts = []
     for v in var:
         rows = sim.table["episode_index"] == v["dataset_episode"]
-        first = np.array([sim.table[f"observation.environment_state[{i}]"][rows][0] for i in range(len(names))])
+        first = np.array(
+            [sim.table[f"observation.environment_state[{i}]"][rows][0] for i in range(len(names))]
+        )
         recorded = np.concatenate([v["objects"][o]["start"] if "start" in v["objects"][o] else first[7 * k : 7 * k + 7]
                                    for k, o in enumerate(dict.fromkeys(n.split(".")[0] for n in names))])  # fmt: skip
         assert np.allclose(first, recorded, atol=1e-6)
@@ -102,7 +118,7 @@ def test_variations_start_the_objects_where_recorded(replayed):
 @pytest.mark.skipif(importlib.util.find_spec("lerobot") is None,
                     reason="lerobot is not installed here (it needs torch; not a dependency of real2sim)")  # fmt: skip
 def test_dataset_reads_back_through_lerobot(replayed):
-    from lerobot.datasets.lerobot_dataset import LeRobotDataset
+    from lerobot.datasets.lerobot_dataset import LeRobotDataset  # pyright: ignore[reportMissingImports]
 
     out, _ = replayed
     ds = LeRobotDataset("real2sim/twin_replay", root=out / "dataset")
@@ -124,7 +140,16 @@ def test_kinematic_replay_follows_the_log_and_repeats_byte_for_byte(so101_twin, 
 
 
 def test_bad_episode_and_joint_mismatch_are_one_line(so101_twin, so101, tmp_path, mini_robot):
-    args = ["replay", str(so101_twin[0]), "--episodes", str(so101 / "dataset"), "--episode", "9", "-o", str(tmp_path / "o")]
+    args = [
+        "replay",
+        str(so101_twin[0]),
+        "--episodes",
+        str(so101 / "dataset"),
+        "--episode",
+        "9",
+        "-o",
+        str(tmp_path / "o"),
+    ]
     r = CliRunner().invoke(cli, args)
     assert r.exit_code == 1 and "episode 9 is not in the dataset (it has 0, 1, 2, 3)" in r.output
     assert len(r.output.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
@@ -141,7 +166,9 @@ def test_a_csv_log_replays_through_a_map(tmp_path, mini_robot):
     run_twin(TwinCfg(robot=mini_robot, scene=pkg, out_dir=tmp_path / "mini", usd=False))
     t = np.arange(60) / 50.0
     pan, lift = 0.3 + 0.4 * np.sin(2 * t), 0.2 + 0.3 * np.sin(3 * t)
-    rows = ["time,pan,lift,pan_goal,lift_goal"] + [f"{a},{b},{c},{b},{c}" for a, b, c in zip(t, pan, lift, strict=True)]
+    rows = ["time,pan,lift,pan_goal,lift_goal"] + [
+        f"{a},{b},{c},{b},{c}" for a, b, c in zip(t, pan, lift, strict=True)
+    ]
     (tmp_path / "log.csv").write_text("\n".join(rows) + "\n")
     (tmp_path / "map.toml").write_text('time = "time"\n[joints.pan]\nqpos = "pan"\n[joints.lift]\nqpos = "lift"\n'
                                        '[actuators.pan]\nctrl = "pan_goal"\n[actuators.lift]\nctrl = "lift_goal"\n')  # fmt: skip
