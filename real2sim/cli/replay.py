@@ -61,6 +61,12 @@ def command(twin: Path, **params: Any) -> None:
         t = e["tracking"]
         per = ", ".join(f"{j} {v['rmse_rad']:.4f}" for j, v in t["joints"].items())
         lag = "n/a" if t["mean_lag_s"] is None else f"{t['mean_lag_s']:+.3f} s"
+        if e.get("start_penetration"):
+            click.echo(
+                f"note: episode {e['episode']} starts with the robot inside the scene: "
+                + "; ".join(e["start_penetration"][:3]),
+                err=True,
+            )
         lines.append(
             f"episode {e['episode']}: tracking RMSE [rad] mean {t['mean_rmse_rad']:.4f} ({per}); lag {lag}"
         )

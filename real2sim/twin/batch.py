@@ -3,7 +3,6 @@ sim dataset written into the output folder."""
 
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +17,6 @@ from real2sim.twin.episodes import Episode, Source, read_source
 from real2sim.twin.home import ids
 from real2sim.twin.replay import SimTrace, simulate, stepping, tracking
 from real2sim.twin.variations import draw, varied_model
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -107,8 +104,6 @@ def replay_all(cfg: ReplayCfg, dest: Path | None) -> ReplayResult:
     twin = load_twin(cfg.twin)
     model = twin.model
     src = read_source(cfg, model, twin.robot)
-    if src.assumption:
-        log.warning("assumption: %s", src.assumption)
     step = stepping(src.fps, float(model.opt.timestep))
     model.opt.timestep = step.timestep
     ix = ids(model, twin.robot)
@@ -150,6 +145,7 @@ def replay_all(cfg: ReplayCfg, dest: Path | None) -> ReplayResult:
                 entry["variations"].append(v)
                 if k == 0:
                     entry["tracking"] = fig
+                    entry["start_penetration"] = list(tr.start_contacts)
                     nominal = tr
                 else:
                     varied.append(tr.qpos)

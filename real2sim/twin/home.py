@@ -150,20 +150,23 @@ def apply_cuts(spec, model, cuts: list[Cut]) -> list[str]:
     return removed
 
 
-def penetrations(model, data, ix: Ids, limit: float) -> list[str]:
-    """Contacts at the current state in which the robot goes deeper than ``limit`` [m] into the scene."""
+def penetrations(model, data, ix: Ids, limit: float, self_contacts: bool = False) -> list[str]:
+    """Contacts at the current state in which the robot goes deeper than ``limit`` [m] into the scene (and, with
+    ``self_contacts``, into itself), deepest first, each pair once."""
     import mujoco
 
     mujoco.mj_forward(model, data)
-    out = []
+    deepest: dict[tuple[str, str], float] = {}
     for c in data.contact[: data.ncon]:
-        b1, b2 = int(model.geom_bodyid[c.geom1]), int(model.geom_bodyid[c.geom2])
-        if (b1 in ix.bodies) == (b2 in ix.bodies) or c.dist >= -limit:
+        r1, r2 = int(model.geom_bodyid[c.geom1]) in ix.bodies, int(model.geom_bodyid[c.geom2]) in ix.bodies
+        if not (r1 or r2) or (r1 and r2 and not self_contacts) or c.dist >= -limit:
             continue
         g1 = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, c.geom1) or f"geom {c.geom1}"
         g2 = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, c.geom2) or f"geom {c.geom2}"
-        out.append(f"{g1} and {g2} by {-c.dist * 1e3:.1f} mm")
-    return out
+        key = (g1, g2)
+        deepest[key] = max(deepest.get(key, 0.0), -float(c.dist))
+    order = sorted(deepest.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [f"{a} and {b} by {d * 1e3:.1f} mm" for (a, b), d in order]
 
 
 @dataclass(frozen=True)

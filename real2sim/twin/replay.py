@@ -60,6 +60,9 @@ class SimTrace:
     images: dict[str, list[bytes]]
     """Camera name -> one PNG per frame (rendered runs only)."""
     warnings: dict[str, int]
+    start_contacts: tuple[str, ...] = ()
+    """Where the episode's first measured state puts the robot more than 1 mm into the scene (the solver pushes it
+    out in the first steps: the log's angles and the twin's geometry disagree there)."""
 
 
 def _columns(model, ix: Ids, ep: Episode, prefix: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -120,7 +123,9 @@ def simulate(
         data.ctrl[a] = data.qpos[adr]
     if ctrl is not None and len(acts):
         data.ctrl[acts] = ctrl[0]
-    mujoco.mj_forward(model, data)
+    from real2sim.twin.home import MAX_PENETRATION, penetrations, warning_counts
+
+    start = tuple(penetrations(model, data, ix, MAX_PENETRATION, self_contacts=True))
     out_q = np.empty((n, len(qa)))
     out_o = np.empty((n, len(names), 7))
     bodies = [ix.objects[k] for k in names]
@@ -153,9 +158,7 @@ def simulate(
             assert ctrl is not None
             data.ctrl[acts] = ctrl[k]
             mujoco.mj_step(model, data, nstep=steps)
-    from real2sim.twin.home import warning_counts
-
-    return SimTrace(out_q, out_o, images, warning_counts(data))
+    return SimTrace(out_q, out_o, images, warning_counts(data), start)
 
 
 def lag_frames(real: np.ndarray, sim: np.ndarray, max_lag: int) -> int | None:
