@@ -15,7 +15,9 @@ def test_process_composes_the_twin_and_reuses_it(tmp_path, so101, sample_package
     shutil.copytree(so101 / "model", sess / "robot")
     (sess / "logs").mkdir()
     shutil.copy("calibration/models/so101_lerobot_map.toml", sess / "logs" / "map.toml")
-    (sess / "logs" / "log.csv").write_text("timestamp\n0\n")  # calibrate is not run here: the twin stage alone
+    (sess / "logs" / "log.csv").write_text(
+        "timestamp\n0\n"
+    )  # calibrate is not run here: the twin stage alone
     (sess / "session.toml").write_text(
         '[robot]\nmodel = "robot/so101_new_calib.xml"\nmap = "logs/map.toml"\nlogs = ["logs/log.csv"]\n'
         "base_pose = [0.0, 0.3]\n"
@@ -30,5 +32,7 @@ def test_process_composes_the_twin_and_reuses_it(tmp_path, so101, sample_package
     assert not run.reused and (out / "twin" / "scene.xml").is_file()
     doc = json.loads((out / "twin" / "twin.json").read_text())
     assert doc["base"]["pos"][:2] == [0.0, 0.3] and doc["calibration"] is None
-    assert json.loads((out / "run.json").read_text())["stages"]["twin"]["summary"]["max_object_motion_m"] < 1e-3
+    assert (
+        json.loads((out / "run.json").read_text())["stages"]["twin"]["summary"]["max_object_motion_m"] < 1e-3
+    )
     assert run_process(cfg).stage("twin").reused

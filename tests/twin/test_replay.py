@@ -191,3 +191,21 @@ def test_units_invert_lerobots_normalisation():
     assert MotorUnits("degrees").from_radians(np.array([np.pi]))[0] == pytest.approx(180.0)
     s = stepping(30.0, 0.002)
     assert s.steps_per_frame == 17 and s.timestep * s.steps_per_frame * 30 == pytest.approx(1.0)
+
+
+def test_rendered_images_join_the_dataset(so101_twin, so101, tmp_path):
+    import io
+
+    import pyarrow.parquet as pq
+
+    cfg = ReplayCfg(twin=so101_twin[0], episodes=so101 / "dataset", out_dir=tmp_path / "r", episode=(3,), max_frames=3,
+                    mode="kinematic", render=True, render_width=160, render_height=120, plots=False)  # fmt: skip
+    run_replay(cfg)
+    info = json.loads((tmp_path / "r" / "dataset" / "meta" / "info.json").read_text())["features"]
+    assert info["observation.images.overview"] == {"dtype": "image", "shape": [120, 160, 3],
+                                                   "names": ["height", "width", "channels"]}  # fmt: skip
+    col = pq.read_table(tmp_path / "r" / "dataset" / "data" / "chunk-000" / "file-000.parquet")
+    img = np.asarray(Image.open(io.BytesIO(col.column("observation.images.overview")[2].as_py()["bytes"])))
+    assert img.shape == (120, 160, 3)
+    yellow = (img[..., 0] > 180) & (img[..., 1] > 130) & (img[..., 2] < 90)  # the SO-101's printed parts
+    assert yellow.sum() > 50
