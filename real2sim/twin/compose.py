@@ -17,7 +17,7 @@ from real2sim.errors import InputError
 from real2sim.twin.geometry import mat_to_quat as matrix_to_quat
 
 if TYPE_CHECKING:
-    from real2sim.calibration.params import Resolved
+    from real2sim.calibration.params.resolved import Resolved
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ _INDEX = re.compile(r"^(.*)\[(\d+)\]$")
 def resolve_values(model, values: dict[str, float], where: Path) -> list[tuple[Resolved, float]]:
     """Each fitted value bound to its model element (``calibration.params.Resolved``); a parameter naming an element
     the robot lacks is refused (the calibration was made on another model)."""
-    from real2sim.calibration.params import resolve
+    from real2sim.calibration.params.resolve import resolve
     from real2sim.errors import ConfigError
     from real2sim.params import ParamSpec
 
@@ -162,7 +162,7 @@ def resolve_values(model, values: dict[str, float], where: Path) -> list[tuple[R
 
 def apply_calibration(spec, model, values: dict[str, float], where: Path) -> None:
     """Write the fitted values into the robot's spec (the write-back ``calibrate`` uses for its calibrated MJCF)."""
-    from real2sim.calibration.writeback import set_spec_value
+    from real2sim.calibration.outputs.writeback import set_spec_value
 
     for p, v in resolve_values(model, values, where):
         set_spec_value(spec, p, v)

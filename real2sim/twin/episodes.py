@@ -103,7 +103,7 @@ def _lerobot_calibration(cfg: ReplayCfg) -> Path | None:
 
 def read_source(cfg: ReplayCfg, model, robot: RobotInfo) -> Source:
     """The selected episodes of ``cfg.episodes`` in the twin's joints (cut to ``cfg.max_frames``)."""
-    from real2sim.calibration import lerobot
+    from real2sim.calibration.logs import lerobot
 
     path = Path(cfg.episodes)
     if lerobot.is_dataset(path) and cfg.map is None:
@@ -130,8 +130,8 @@ def _cut(ep: Episode, n: int) -> Episode:
 
 
 def _read_lerobot(cfg: ReplayCfg, model, robot: RobotInfo, path: Path) -> Source:
-    from real2sim.calibration import lerobot
-    from real2sim.calibration.mapping import JointColumns, LogMap, table_trajectory
+    from real2sim.calibration.logs import lerobot
+    from real2sim.calibration.maps.logmap import JointColumns, LogMap, table_trajectory
 
     ds = lerobot.read_dataset(path)
     info = json.loads((path / "meta" / "info.json").read_text())
@@ -215,7 +215,7 @@ def _units(
 ) -> tuple[MotorUnits, ...]:
     import mujoco
 
-    from real2sim.calibration.lerobot import load_calibration
+    from real2sim.calibration.logs.lerobot import load_calibration
 
     cal = load_calibration(calib) if calib is not None else None
     out = []
@@ -228,7 +228,7 @@ def _units(
 
 def _read_mapped(cfg: ReplayCfg, model, robot: RobotInfo, path: Path) -> Source:
     """A log (or a dataset) through the user's map: joints and actuators named as in the robot's own model."""
-    from real2sim.calibration.mapping import load_map, load_trajectories
+    from real2sim.calibration.maps.logmap import load_map, load_trajectories
 
     assert cfg.map is not None
     m = load_map(cfg.map)

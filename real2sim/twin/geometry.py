@@ -57,34 +57,21 @@ def support_top(model, data, x: float, y: float) -> tuple[float, str] | None:
     return best
 
 
-class Hulls:
-    """Convex hulls of a set of geoms at one state: which points lie inside any of them."""
+def hulls_of(model, data, geoms: list[int]) -> list:
+    """Convex hulls (``export.collision.fidelity.Halfspaces``) of the geoms at the current state."""
+    from scipy.spatial import ConvexHull, QhullError
 
-    def __init__(self, model, data, geoms: list[int]):
-        from scipy.spatial import ConvexHull, QhullError
+    from real2sim.export.collision.fidelity import Halfspaces
 
-        self.planes: list[np.ndarray] = []
-        self.boxes: list[tuple[np.ndarray, np.ndarray]] = []
-        for g in geoms:
-            pts = geom_points(model, data, g)
-            try:
-                eq = ConvexHull(pts).equations  # rows n·x + d <= 0 inside, n unit
-            except QhullError:
-                continue
-            self.planes.append(eq)
-            self.boxes.append((pts.min(0), pts.max(0)))
-
-    def depth(self, points: np.ndarray) -> np.ndarray:
-        """How far [m] each point lies inside the deepest hull (<= 0: outside all of them)."""
-        p = np.asarray(points, float)
-        out = np.zeros(len(p))
-        for eq, (lo, hi) in zip(self.planes, self.boxes, strict=True):
-            near = np.all((p >= lo) & (p <= hi), axis=1)
-            if not near.any():
-                continue
-            d = -(p[near] @ eq[:, :3].T + eq[:, 3]).max(axis=1)
-            out[near] = np.maximum(out[near], d)
-        return out
+    out = []
+    for g in geoms:
+        pts = geom_points(model, data, g)
+        try:
+            eqs = ConvexHull(pts).equations  # rows n·x + d <= 0 inside, n unit
+        except QhullError:
+            continue
+        out.append(Halfspaces(np.unique(eqs, axis=0), pts.min(0), pts.max(0)))
+    return out
 
 
 def mat_to_quat(r: np.ndarray) -> np.ndarray:

@@ -9,7 +9,7 @@ import numpy as np
 
 from real2sim.errors import InputError
 from real2sim.twin.compose import RobotInfo
-from real2sim.twin.geometry import Hulls, body_geoms, geom_points
+from real2sim.twin.geometry import body_geoms, geom_points, hulls_of
 
 SETTLE_SECONDS = 0.5
 """Simulated time [s] the twin is given at its home pose before the keyframe is taken (the arm sags onto its servos'
@@ -112,10 +112,12 @@ def find_cuts(model, data, ix: Ids, margin: float) -> list[Cut]:
             robot.append(g)
     if not robot:
         return []
-    hulls = Hulls(model, data, robot)
+    from real2sim.export.collision.fidelity import inside_any
+
+    hulls = hulls_of(model, data, robot)
     cuts = []
     for g, b, pts, _, _ in scene:
-        frac = float(np.mean(hulls.depth(pts) > margin))
+        frac = float(np.mean(inside_any(pts, hulls, -margin)))
         if frac >= INSIDE_FRACTION:
             cuts.append(
                 Cut(

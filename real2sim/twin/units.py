@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from real2sim.calibration.lerobot import TICKS_PER_TURN
+from real2sim.calibration.logs.lerobot import TICKS_PER_TURN
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,7 @@ def varied_model(model, physics: dict[str, float], prefix: str):
     """A copy of the twin's model with the drawn physics values set (parameter names of the robot's own model)."""
     if not physics:
         return model
-    from real2sim.calibration.params import resolve, set_value
+    from real2sim.calibration.params.resolve import resolve, set_value
     from real2sim.params import ParamSpec, parse_param_name
 
     m = copy.deepcopy(model)

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from real2sim.calibration.lerobot import read_dataset, to_radians
+from real2sim.calibration.logs.lerobot import read_dataset, to_radians
 from real2sim.cli import cli
 from real2sim.twin.config import ReplayCfg, TwinCfg
 from real2sim.twin.plots import REAL, SIM
