@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from real2sim.errors import InputError, StageError
+from real2sim.transforms import apply_transform
 from real2sim.twin.geometry import mat_to_quat as matrix_to_quat
 from real2sim.twin.geometry import pose_of as pose_matrix
 
@@ -212,7 +213,7 @@ def icp_pose(
 
 
 def _box(points: np.ndarray, t: np.ndarray, margin: float) -> tuple[np.ndarray, np.ndarray]:
-    world = points @ t[:3, :3].T + t[:3, 3]
+    world = apply_transform(t, points)
     return world.min(0) - margin, world.max(0) + margin
 
 

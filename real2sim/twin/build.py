@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from real2sim.errors import InputError, StageError
+from real2sim.transforms import times_matrix
 from real2sim.twin.assets import adopt_assets
 from real2sim.twin.base import BaseEstimate, given_pose, icp_pose, marker_pose
 from real2sim.twin.cameras import add_cameras
@@ -135,7 +136,7 @@ def _robot_lowest(robot_model, q_home, world_from_base: np.ndarray) -> float:
     if not geoms:
         return 0.0
     pts = np.concatenate([geom_points(robot_model, d, g) for g in geoms])
-    return float((pts @ world_from_base[:3, :3].T)[:, 2].min())
+    return float(times_matrix(pts, world_from_base[2, :3]).min())  # the points' z after the base's rotation
 
 
 def _stand_height(pkg_model, robot_model, q_home, t: np.ndarray) -> float:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from real2sim.transforms import times_matrix
+
 
 def geom_points(model, data, g: int) -> np.ndarray:
     """World points of geom ``g``: a mesh's vertices, else a 3 x 3 x 3 grid over the geom's bounding box (corners,
@@ -20,7 +22,7 @@ def geom_points(model, data, g: int) -> np.ndarray:
         c, h = model.geom_aabb[g, :3], model.geom_aabb[g, 3:]
         signs = np.array([[sx, sy, sz] for sx in (-1, 0, 1) for sy in (-1, 0, 1) for sz in (-1, 0, 1)], float)
         local = c + signs * h
-    return local @ rot.T + data.geom_xpos[g]
+    return times_matrix(local, rot.T) + data.geom_xpos[g]
 
 
 def body_geoms(model, bodies: set[int], collide_only: bool = False) -> list[int]:

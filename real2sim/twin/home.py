@@ -108,7 +108,7 @@ def find_cuts(model, data, ix: Ids, margin: float) -> list[Cut]:
     for g in body_geoms(model, ix.bodies):
         pts = geom_points(model, data, g)
         lo, hi = pts.min(0), pts.max(0)
-        if any(np.all(lo <= shi) and np.all(slo <= hi) for _, _, _, slo, shi in scene):
+        if any(np.all(lo + margin < shi) and np.all(slo + margin < hi) for _, _, _, slo, shi in scene):
             robot.append(g)
     if not robot:
         return []

@@ -96,6 +96,12 @@ def _geom(stage, path: str, model, g: int, collide: bool) -> str | None:
     return None
 
 
+def _shape_key(model, g: int) -> tuple:
+    """What a geom draws: its type, mesh, size and pose in its body."""
+    return (int(model.geom_type[g]), int(model.geom_dataid[g]), *np.round(model.geom_size[g], 9),
+            *np.round(model.geom_pos[g], 9), *np.round(model.geom_quat[g], 9))  # fmt: skip
+
+
 def _robot(stage, model, data, root: str, bodies: list[int], names: dict[int, str]) -> str | None:
     import mujoco
     from pxr import Gf, Sdf, UsdPhysics
@@ -111,9 +117,13 @@ def _robot(stage, model, data, root: str, bodies: list[int], names: dict[int, st
         mass.CreateCenterOfMassAttr(Gf.Vec3f(*map(float, model.body_ipos[b])))
         mass.CreateDiagonalInertiaAttr(Gf.Vec3f(*map(float, model.body_inertia[b])))
         mass.CreatePrincipalAxesAttr(_quatf(model.body_iquat[b]))
-        for g in np.nonzero(model.geom_bodyid == b)[0]:
+        geoms = [int(g) for g in np.nonzero(model.geom_bodyid == b)[0]]
+        shown = {_shape_key(model, g) for g in geoms if model.geom_contype[g] or model.geom_conaffinity[g]}
+        for g in geoms:
             collide = bool(model.geom_contype[g] or model.geom_conaffinity[g])
-            why = _geom(stage, f"{path}/{'collision' if collide else 'visual'}_{g}", model, int(g), collide)
+            if not collide and _shape_key(model, g) in shown:
+                continue  # a visual geom drawing what a (visible) collider already draws: the mesh once
+            why = _geom(stage, f"{path}/{'collision' if collide else 'visual'}_{g}", model, g, collide)
             if why:
                 return why
         parent = int(model.body_parentid[b])

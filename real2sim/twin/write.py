@@ -24,16 +24,20 @@ def set_home_key(spec, model, twin: Twin) -> None:
     (prefixed, as attach merged them) after it."""
     import mujoco
 
+    qpos, ctrl = [float(x) for x in twin.home.qpos], [float(x) for x in twin.home.ctrl]
+    keys = list(spec.keys)
+    if keys and keys[0].name == "home":  # the package's own home comes first: set it (deleting keys is slow)
+        keys[0].qpos, keys[0].ctrl = qpos, ctrl
+        keys[0].qvel, keys[0].act = [0.0] * model.nv, [0.0] * model.na
+        return
     others = []
     for i in range(model.nkey):
         name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_KEY, i) or ""
         if name != "home":
             others.append((name, model.key_qpos[i].copy(), model.key_ctrl[i].copy()))
-    for k in list(spec.keys):
+    for k in keys:
         spec.delete(k)
-    spec.add_key(
-        name="home", qpos=[float(x) for x in twin.home.qpos], ctrl=[float(x) for x in twin.home.ctrl]
-    )
+    spec.add_key(name="home", qpos=qpos, ctrl=ctrl)
     for name, q, c in others:
         spec.add_key(name=name, qpos=[float(x) for x in q], ctrl=[float(x) for x in c])
 
