@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SO101 = ROOT.parent / "shared" / "data" / "robot_logs" / "so101_lerobot"
@@ -76,10 +77,10 @@ def newton_check(twin: Path) -> dict:
         wp.config.log_level = wp.LOG_WARNING
         wp.init()
         import newton
-    b = newton.ModelBuilder()
+    b: Any = newton.ModelBuilder()
     with contextlib.redirect_stdout(io.StringIO()):
         b.add_usd(str(twin / "twin.usd"), load_visual_shapes=False)
-    m = b.finalize(device="cpu")
+    m: Any = b.finalize(device="cpu")
     labels = [str(k) for k in (getattr(b, "body_label", None) or b.body_key)]
     mm = mujoco.MjModel.from_xml_path(str(twin / "scene.xml"))
     md = mujoco.MjData(mm)
