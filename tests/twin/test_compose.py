@@ -111,6 +111,9 @@ def test_calibrated_values_are_written_on_top(tmp_path, mini_robot):
     assert model.actuator_biasprm[model.actuator("robot/pan").id, 1] == pytest.approx(-44.0)
     assert model.actuator_delay[model.actuator("robot/lift").id] == pytest.approx(0.02)
     assert res.manifest["calibration"]["randomization"] == {"joint:lift.damping": [0.8, 1.0]}
+    (cal / "result.json").write_text(json.dumps({"parameters": {"joint:elbow.damping": {"value": 1.0}}}))
+    with pytest.raises(InputError, match="does not fit this robot.*no joint named 'elbow'"):
+        run_twin(TwinCfg(robot=mini_robot, scene=pkg, calibration=cal, usd=False))
 
 
 def _one_line(r) -> str:

@@ -168,9 +168,13 @@ def test_bad_episode_and_joint_mismatch_are_one_line(so101_twin, so101, tmp_path
     assert "shoulder_pan" in r.output and "pan, lift" in r.output and "6" in r.output and "2" in r.output
 
 
-def test_a_csv_log_replays_through_a_map(tmp_path, mini_robot):
+def test_a_csv_log_replays_through_a_map_with_physics_drawn(tmp_path, mini_robot):
     pkg = mini_package(tmp_path / "pkg", {"box": (0.3, 0.3, 0.03)})
-    run_twin(TwinCfg(robot=mini_robot, scene=pkg, out_dir=tmp_path / "mini", usd=False))
+    cal = tmp_path / "cal"
+    cal.mkdir()
+    (cal / "result.json").write_text(json.dumps({"parameters": {"joint:lift.damping": {"value": 0.9}}}))
+    (cal / "randomization.yaml").write_text("joint:lift.damping: [0.8, 1.0]\ndelay:pan: [0.0, 0.01]\n")
+    run_twin(TwinCfg(robot=mini_robot, scene=pkg, out_dir=tmp_path / "mini", calibration=cal, usd=False))
     t = np.arange(60) / 50.0
     pan, lift = 0.3 + 0.4 * np.sin(2 * t), 0.2 + 0.3 * np.sin(3 * t)
     rows = ["time,pan,lift,pan_goal,lift_goal"] + [
@@ -180,11 +184,16 @@ def test_a_csv_log_replays_through_a_map(tmp_path, mini_robot):
     (tmp_path / "map.toml").write_text('time = "time"\n[joints.pan]\nqpos = "pan"\n[joints.lift]\nqpos = "lift"\n'
                                        '[actuators.pan]\nctrl = "pan_goal"\n[actuators.lift]\nctrl = "lift_goal"\n')  # fmt: skip
     res = run_replay(ReplayCfg(twin=tmp_path / "mini", episodes=tmp_path / "log.csv", map=tmp_path / "map.toml",
-                               out_dir=tmp_path / "out", plots=False))  # fmt: skip
+                               out_dir=tmp_path / "out", plots=False, variations=2))  # fmt: skip
+    drawn = [v["physics"] for v in res.report["episodes"][0]["variations"]]
+    assert drawn[0] == {} and all(
+        0.8 <= d["joint:lift.damping"] <= 1.0 and 0 <= d["delay:pan"] <= 0.01 for d in drawn[1:]
+    )
+    assert drawn[1] != drawn[2]
     t0 = res.report["episodes"][0]["tracking"]
     assert set(t0["joints"]) == {"pan", "lift"} and t0["mean_rmse_rad"] < 0.1
     sim = read_dataset(tmp_path / "out" / "dataset")
-    assert sim.fps == pytest.approx(50.0) and len(sim.table["index"]) == 60
+    assert sim.fps == pytest.approx(50.0) and len(sim.table["index"]) == 3 * 60
 
 
 def test_units_invert_lerobots_normalisation():
