@@ -125,6 +125,7 @@ def replay_all(cfg: ReplayCfg, dest: Path | None) -> ReplayResult:
     with progress("replaying episodes", total=len(src.episodes) * (cfg.variations + 1)) as advance:
         for ep in src.episodes:
             rng = np.random.default_rng([cfg.seed, ep.index])
+            start = (np.array([model.joint(n).qposadr[0] for n in ep.traj.joint_names]), ep.traj.qpos[0])
             entry: dict = {
                 "episode": ep.index,
                 "frames": len(ep.traj.time),
@@ -133,7 +134,7 @@ def replay_all(cfg: ReplayCfg, dest: Path | None) -> ReplayResult:
             }
             varied = []
             for k in range(cfg.variations + 1):
-                d = draw(model, ix, rng, k, cfg.object_shift, cfg.object_yaw, twin.ranges, twin.robot.prefix)
+                d = draw(model, ix, rng, k, cfg.object_shift, cfg.object_yaw, twin.ranges, start)
                 m = varied_model(model, d.physics, twin.robot.prefix)
                 data = mujoco.MjData(m)
                 tr = simulate(m, data, ix, ep, twin.robot.prefix, step, cfg.mode, cfg.resync_every,

@@ -62,9 +62,17 @@ def _start_ok(model, data, ix: Ids) -> bool:
 
 
 def draw(
-    model, ix: Ids, rng: np.random.Generator, k: int, shift: float, yaw_deg: float, ranges: dict, prefix: str
+    model,
+    ix: Ids,
+    rng: np.random.Generator,
+    k: int,
+    shift: float,
+    yaw_deg: float,
+    ranges: dict,
+    robot_start: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Draw:
-    """Variation ``k``'s draw (``k`` = 0: the episode as recorded, nothing drawn)."""
+    """Variation ``k``'s draw (``k`` = 0: the episode as recorded, nothing drawn); ``robot_start`` (qpos addresses,
+    values): where the episode starts the robot, which the drawn objects must not start inside."""
     import mujoco
 
     home = home_objects(model, ix)
@@ -89,6 +97,8 @@ def draw(
                 "dyaw_deg": round(float(dyaw), 9),
             }
         mujoco.mj_resetDataKeyframe(model, data, 0)
+        if robot_start is not None:
+            data.qpos[robot_start[0]] = robot_start[1]
         for i, n in enumerate(ix.objects):
             a = ix.object_qpos[n]
             data.qpos[a : a + 7] = start[i]
